@@ -154,7 +154,16 @@ _FLAGS = frozenset({"true", "false", "yes", "no", "on", "off"})
 
 # A whole-file read carries the comments too: a comment is accounted for only when every word of it is prose (a
 # short word of letters, a small number), never a value-like token (`sk_live_…`, `KEY=…`, a long number or word)
-_PROSE_WORD = re.compile(r"""[(\["']*(?:[A-Za-z]{1,16}(?:[-'][A-Za-z]{1,16})*|\d{1,4})[)\]"'.,;:!?]*""")
+# a word of prose: a passphrase of words joined by hyphens (`correct-horse-battery-staple`) is none (review44)
+_PROSE_WORD = re.compile(r"""[(\["']*(?:[A-Za-z]{1,16}(?:[-'][A-Za-z]{1,16})?|\d{1,4})[)\]"'.,;:!?]*""")
+# The last word of a name whose number is a quantity, not an identifier (a port, a size, a count, a switch)
+_QUANTITY_WORDS = frozenset({
+    "port", "ports", "size", "count", "timeout", "limit", "max", "min", "workers", "threads", "retries", "ttl",
+    "interval", "level", "debug", "replicas", "concurrency", "days", "hours", "minutes", "seconds", "ms", "mb", "kb",
+    "gb", "enabled", "disabled", "verbose", "verbosity", "version", "percent", "rate", "width", "height", "depth",
+    "bytes", "kib", "mib", "gib", "length", "lines", "items", "attempts", "retry", "pool", "connections", "jobs",
+    "parallelism", "memory", "mem", "cpus", "batch", "offset", "delay", "backoff", "year", "weeks",
+})  # fmt: skip
 # A reference segment (a vault, item, section or field name) is names and small numbers joined by `-_. `
 _SEGMENT_WORD = re.compile(r"[A-Za-z]{1,16}|\d{1,4}")
 _QUANTITY_DIGITS = 10  # a port, a size, a count; a longer number (or one led by 0) is an identifier or a secret
@@ -176,7 +185,9 @@ def _split_value(value: str) -> tuple[str, str] | None:
 
 
 def _is_prose(comment: str) -> bool:
-    return all(_PROSE_WORD.fullmatch(word) for word in comment.lstrip("#").split())
+    """Words of prose that name no credential (`# admin password is …` tells one: review44)."""
+    words = comment.lstrip("#").split()
+    return all(_PROSE_WORD.fullmatch(w) and not is_credential_key(w.strip("()[]\"'.,;:!?")) for w in words)
 
 
 def _is_reference(value: str) -> bool:
@@ -196,6 +207,8 @@ def _names_no_secret(name: str, value: str) -> bool:
     if not value or _is_reference(value) or _EXPANSION.fullmatch(value):
         return True
     quantity = value.isdigit() and len(value) <= _QUANTITY_DIGITS and (value == "0" or not value.startswith("0"))
+    last = (_KEY_WORDS.findall(name) or [""])[-1].lower()  # `DOOR_PIN=4821`, `BANK_ACCOUNT=…`: identifiers
+    quantity = quantity and (len(value) == 1 or last in _QUANTITY_WORDS)
     return (quantity or value.lower() in _FLAGS) and not is_credential_key(name)
 
 
@@ -234,6 +247,20 @@ _SECTION = re.compile(r"\[[^\[\]\n]{1,256}\]")
 _SETTING = re.compile(r"([^\s=#;\[][^\s=]{0,255})[ \t]*=[ \t]*(.{0,1024})")
 
 
+# A value that carries a credential under any key (review44): a signed URL's signature or a token in a query, a
+# URL's user and password, an HTTP authorization header, `user:password`, or a known token's shape (ghp_, squ_, …)
+_CARRIED = re.compile(
+    r"[?&](?:sig|signature|token|access_token|api_key|apikey|key|secret|password|pwd|auth|code)=|://[^/\s@]+:[^/\s@]+@"
+    r"|\b(?:authorization|bearer|basic)\b|\A[^\s:/@=]+:[^\s/@]+\Z|\A[a-z]{2,6}_[A-Za-z0-9]{20,}\Z"
+    r"|\A(?=\D*\d)(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9_+=]{24,}\Z",  # a long run of letters and digits: a token
+    re.IGNORECASE,
+)
+
+
+def _carries_credential(value: str) -> bool:
+    return bool(_CARRIED.search(value))
+
+
 def _names_credential(key: str) -> bool:
     """A setting's key that names a credential, or a key of any kind (`key`, `gpr.key`: rclone's azureblob `key`)."""
     words = _KEY_WORDS.findall(key)
@@ -257,7 +284,9 @@ def holds_no_secret_settings(path: str) -> bool:
         match = _SETTING.fullmatch(line)
         split = _split_value(match.group(2)) if match else None
         value = split[0] if split else None  # (the whole text's credentials are looked for above, comments too)
-        if match is None or value is None or (_names_credential(match.group(1)) and is_secret_value(value)):
+        if match is None or value is None or _carries_credential(value):
+            return False
+        if _names_credential(match.group(1)) and is_secret_value(value):
             return False
         settings += 1
     return settings > 0

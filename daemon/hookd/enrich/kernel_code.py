@@ -140,12 +140,30 @@ def kernel_parts(code: str, kernel: Kernel | None = None) -> tuple[list[str], st
             kind, text = _line_magic(found["name"], found["args"].strip(), kernel)
             (shell if kind == "shell" else python).append(text if kind == "shell" else line[: line.find("%")] + text)
         elif not stripped.startswith("%"):
-            python.append(line)
+            python.append(_escaped(line))
     text = "\n".join(python)
     if not _parses(text):  # prose (a markdown cell given as a cell's source), or code a SyntaxError stops whole
-        return shell, ""
+        return shell, ""  # (IPython compiles the transformed cell whole: nothing of it runs; its escapes are above)
     values = _string_names(text)
     return [*(_expanded(line, values) for line in shell), *_ipython_calls(text, kernel)], text
+
+
+# IPython's escapes (IPython.core.inputtransformer2: EscapedCommand, HelpEnd): `/f a` is `f(a)`, `;f a b` is
+# `f("a b")`, `,f a b` is `f("a", "b")`; `obj?`, `?obj`, `obj??` show help and run nothing
+_AUTOCALL = re.compile(r"^(?P<indent>\s*)(?P<esc>[/;,])(?P<name>[A-Za-z_][\w.]*)\s*(?P<args>.*)$")
+_HELP = re.compile(r"^\s*(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})\s*$")
+
+
+def _escaped(line: str) -> str:
+    """A Python line as IPython's escape transforms leave it."""
+    if _HELP.match(line):
+        return ""
+    found = _AUTOCALL.match(line)
+    if found is None:
+        return line
+    name, args, esc = found["name"], found["args"], found["esc"]
+    quoted = repr(args) if esc == ";" else ", ".join(repr(word) for word in args.split()) if esc == "," else args
+    return f"{found['indent']}{name}({quoted})"
 
 
 def _automagic(line: str, kernel: Kernel) -> bool:

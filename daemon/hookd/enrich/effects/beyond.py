@@ -117,9 +117,9 @@ def _sudo_options(words: list[str]) -> set[str] | None:
 def _sudo_runs_nothing(view: CommandView) -> bool:
     """`sudo -n -l`, `sudo -ll`, `sudo -k`: sudo in a mode that runs nothing as root (sudo(8),
     https://www.sudo.ws/docs/man/sudo.man/#l); `sudo -pl bash` is a prompt "l", no list mode."""
-    if view.peeled[:1] != ("sudo",):
+    if "sudo" not in view.peeled:  # (after a launcher that keeps its privileges: `time sudo -l`, `nice sudo -l`)
         return False
-    given = _sudo_options(list(view.peeled[1:]))
+    given = _sudo_options(list(view.peeled[view.peeled.index("sudo") + 1 :]))
     return given is not None and bool(given & _SUDO_NOTHING or (given & _SUDO_RESET and not view.argv))
 
 

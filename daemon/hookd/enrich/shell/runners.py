@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hookd.enrich.effects.words import system_program
+from hookd.enrich.kernel_code import kernel_code_line
 from hookd.enrich.shell.containers import container_spawns, engine_api_spawns, engine_subcommand
 from hookd.enrich.shell.dbus_calls import CLIENTS as DBUS_CLIENTS
 from hookd.enrich.shell.dbus_calls import systemctl_calls
@@ -55,8 +56,15 @@ SCRIPT_RUNNERS: dict[str, ScriptRunner] = {
 DEFERRED = frozenset({"at", "batch", "crontab"})
 
 
+_IPYTHON = re.compile(r"ipython3?(?:\.\d+)?")  # IPython's terminal: `ipython -c CODE` runs CODE as a cell
+
+
 def script_of(name: str, argv: list[str]) -> str | None:
-    """The shell script a script runner runs, or None."""
+    """The shell script a script runner runs, or None; IPython's `-c CODE` as the line its kernel's reading of
+    CODE is (its `!` lines, magics and Python: kernel_code, as a notebook cell is read)."""
+    if _IPYTHON.fullmatch(name):
+        code = next((argv[k + 1] for k, a in enumerate(argv[1:-1], start=1) if a == "-c"), None)
+        return kernel_code_line(code) if code is not None else None
     runner = SCRIPT_RUNNERS.get(name)
     if runner is None:
         return None
