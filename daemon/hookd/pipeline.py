@@ -288,12 +288,7 @@ class Pipeline:
         try:
             if (rewritten := rewritten_event(event, verdicts, partial(self._read, request))) is None:
                 return Evaluated(event, verdicts)
-            enriched = self._enriched(rewritten, engine.reads, request.deadline)
-            if isinstance(enriched, Awaitable):
-                return self._rewritten_later(
-                    event, verdicts, _verdicts_after_reading(engine, enriched, request.deadline)
-                )
-            again = _evaluate(engine, enriched, request.deadline)
+            again = _answer(engine, self._enriched(rewritten, engine.reads, request.deadline), request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(again, Awaitable):
@@ -474,7 +469,7 @@ def _answer(
 async def _verdicts_after_reading(
     engine: Engine, enriched: Awaitable[NormalisedEvent], deadline: Deadline
 ) -> Sequence[Verdict]:
-    """A rewritten event's verdicts once its enrichment, made on the reading threads, is done."""
+    """An event's verdicts once its enrichment, made on the reading threads, is done."""
     return await settled(_evaluate(engine, await enriched, deadline))
 
 
