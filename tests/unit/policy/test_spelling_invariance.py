@@ -167,13 +167,15 @@ def test_known_failures_are_still_failures(judge: Judge) -> None:
 
 
 def main() -> None:
-    cap = int(sys.argv[1]) if len(sys.argv) > 1 else None  # attacks per rewrite (a quarter as many benign)
+    # attacks per rewrite (a quarter as many benign; `CAP:BENIGN` gives both, the encoded families a benign half too)
+    cap_text, _, benign_text = (sys.argv[1] if len(sys.argv) > 1 else "").partition(":")
+    cap = int(cap_text) if cap_text else None
     with case_runner(POLICIES) as case:
         judge = Judge(case)
         print(f"{'rewrite':20} {'attacks stopped':>24} {'benign allowed':>22}")
         only = sys.argv[2:]  # rewrites to run (all when none are named)
         for rewrite in [r for r in [*REWRITES, *HANDED_ALL] if not only or r in only]:
-            benign = 0 if rewrite in ENCODED else cap // 4 if cap else None
+            benign = int(benign_text) if benign_text else 0 if rewrite in ENCODED else cap // 4 if cap else None
             tally, misses = measure(judge, rewrite, cap, benign)
             a = f"{tally.attacks_after}/{tally.attacks_before}"
             b = f"{tally.benign_after}/{tally.benign_before}"
@@ -183,4 +185,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()  # run as `PYTHONPATH=daemon:tests python tests/unit/policy/test_spelling_invariance.py [CAP]`
+    main()  # `PYTHONPATH=daemon:tests python tests/unit/policy/test_spelling_invariance.py [CAP[:BENIGN]] [FAMILY…]`

@@ -229,8 +229,10 @@ class CodeRuns:
             if lang != "sh":
                 self._inline(name, lang, text, follow, made)
                 return
-            # shell code holding an expansion is built when the shell runs it (`eval "$x"`, `sh -c "$x"`)
-            built = _dynamic(text) and text not in self.literal and not (self.own_path and prints_own_code(text))
+            # shell code holding an expansion is built when the shell runs it (`eval "$x"`, `sh -c "$x"`); a process
+            # substitution in it is code the walk reads like the rest (`eval 'diff <(sort a) <(sort b)'`)
+            expands = "$" in text or "`" in text
+            built = expands and text not in self.literal and not (self.own_path and prints_own_code(text))
             extra = {"flow": made, "through": "substitution"} if built and made else _built(built)
             self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=not built, **extra)
             return

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from hookd.enrich.effects.ledger import selected
@@ -17,12 +18,14 @@ from hookd.enrich.shell import state as shell_state
 from hookd.enrich.shell.builder_state import BuilderState
 from hookd.enrich.shell.expand import expand_words, expanded_text
 from hookd.enrich.shell.fallback import _fallback
+from hookd.enrich.shell.held_text import with_held_texts
 from hookd.enrich.shell.inline import inline_code, python_effects
+from hookd.enrich.shell.line_builtins import _COPROC_DESCRIPTORS
 from hookd.enrich.shell.outputs import cd_words, unmarked
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
-from hookd.enrich.shell.state import _COPROC_DESCRIPTORS, _Cwd
+from hookd.enrich.shell.state import _Cwd
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
@@ -240,6 +243,7 @@ class _Builder(BuilderState):
         fed, self._fed = self._fed, ()  # (the substitutions walked below have their own)
         env = {key: unmarked(value) for key, value in simple.assigns}
         variables: dict[str, str] = self.state.variables
+        simple = replace(simple, words=with_held_texts(simple.words, self.state.built, variables))  # `"$c"`: its text
         joined = " ".join(simple.words)
         if "PWD" in joined:  # `$PWD`, `~+`: where the command runs; `$OLDPWD`, `~-`: before the line's last `cd`
             variables = {**variables, **shell_state.directories(self.state, cwd)}

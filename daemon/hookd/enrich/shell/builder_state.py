@@ -13,10 +13,11 @@ from hookd.enrich.patches import PatchReads
 from hookd.enrich.paths import has_glob
 from hookd.enrich.shell import state as shell_state
 from hookd.enrich.shell.expand import declared, expand_words
+from hookd.enrich.shell.line_builtins import line_builtin
 from hookd.enrich.shell.namerefs import declare_references
 from hookd.enrich.shell.outputs import placed_output, printed_directory
 from hookd.enrich.shell.runners import handed
-from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
+from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.stdin import (
     listed_into,
     read_or_printed,
@@ -91,7 +92,8 @@ class BuilderState:
         if name in shell_state.SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x known when it runs
             named = set_at_run_time(name, argv)
             self.state.forget(named)
-            self.state.assign(read_or_printed(name, argv, heredoc), cwd)  # what is known of it: `printf -v x rm`
+            known = read_or_printed(name, argv, heredoc, self._literal)  # what is known of it: `printf -v x rm`
+            self.state.assign(known, cwd)
             if name in ("read", "mapfile", "readarray") and self._block_fed:  # what the pipe's commands print
                 self.state.built.update(dict.fromkeys(named, "$(: " + shlex.join(self._block_fed) + ")"))
             listing = self.model.ledger.previous

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from hookd.enrich.shell.held_text import unheld
 from hookd.enrich.shell.words import _NAME
 
 
@@ -42,6 +43,7 @@ def through_references(state: LineState, assigns: list[tuple[str, str]]) -> list
     """The assignments as bash makes them: one to a reference assigns its target; one through a reference whose
     target is named only when the line runs leaves every variable unknown (and none is made)."""
     if any(state.references.get(key) == "" for key, _ in assigns):
+        unheld(state.built)
         state.variables.clear()
         return []
     return [(state.references.get(key) or key, value) for key, value in assigns]

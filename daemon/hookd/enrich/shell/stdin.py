@@ -11,7 +11,7 @@ from hookd.enrich.shell.decoders import decoded
 from hookd.enrich.shell.expand import _echo_output
 from hookd.enrich.shell.runners import XARGS_INPUT, printed, runs_stdin
 from hookd.enrich.shell.tree import _Redir
-from hookd.enrich.shell.words import _dynamic, elements_key
+from hookd.enrich.shell.words import LITERAL_MARK, _dynamic, elements_key
 from hookd.enrich.shell.wrappers import _SHELLS
 
 
@@ -78,13 +78,16 @@ def listed_into(named: list[str]) -> dict[str, str]:
     return dict.fromkeys(keys, XARGS_INPUT)
 
 
-def read_or_printed(name: str, argv: list[str], heredoc: str | None) -> list[tuple[str, str]]:
+def read_or_printed(
+    name: str, argv: list[str], heredoc: str | None, literal: frozenset[str] = frozenset()
+) -> list[tuple[str, str]]:
     """The variables `printf -v NAME FORMAT ARGS…` and `read [-r] NAME… <<< WORD` set, where the line shows the
     text ("Bash Builtin Commands", printf and read: the line read is split at blanks, the last name taking the
-    rest; without -r a backslash escapes, which is not followed here)."""
+    rest; without -r a backslash escapes, which is not followed here). A text printed from words whose `$` are
+    all quoted (`literal`) is quoted text, as `c='…'` assigns it (held_text.py)."""
     if name == "printf" and argv[1:2] == ["-v"] and len(argv) > 3 and NAME.match(argv[2]):
-        text = printed(["printf", *argv[3:]])
-        return [(argv[2], text)] if text is not None and not _dynamic(text) else []
+        text = printed(["printf", *argv[3:]], literal)  # (None where a word is built at run time)
+        return [] if text is None else [(argv[2], LITERAL_MARK + text if _dynamic(text) else text)]
     if name != "read" or heredoc is None or _dynamic(heredoc):
         return []
     raw = argv[1:2] == ["-r"]
