@@ -29,8 +29,6 @@ def _without_ids(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
 _HOLDERS = {  # the text held in c, and a word that is c's value
     "assigned": ("c={}", '"$c"'),
     "printf -v": ("printf -v c '%s' {}", '"$c"'),
-    "indirect": ("_v=c; c={}", '"${!_v}"'),
-    "nameref": ("declare -n _r=c; c={}", '"$_r"'),
 }
 
 
@@ -66,6 +64,43 @@ def test_a_held_text_handed_to_a_shell_is_judged_as_written_in_place(
 def test_a_held_text_changed_otherwise_is_not_known(line: str, tmp_path: Path) -> None:
     runs = [e for e in effects(line, tmp_path) if e["op"] == "exec"]
     assert runs and not all(e.get("known", True) for e in runs)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # routes the walk does not follow in the text's order: the line names the variable again
+        "c='echo $x'; n=0; while [ $n -lt 2 ]; do bash -c \"$c\"; c='rm -rf $HOME/Documents'; n=$((n+1)); done",
+        "c='echo $x'; trap 'bash -c \"$c\"' EXIT; c='rm -rf $HOME/Documents'",
+        "trap 'c=\"rm -rf \\$HOME/Documents\"' DEBUG; c='echo $x'; bash -c \"$c\"",
+        "c='rm -rf $HOME/Documents'; c='echo $x' & wait; bash -c \"$c\"",
+        "c='echo $x'; shopt -s lastpipe; true | c='rm -rf $HOME/Documents'; bash -c \"$c\"",
+        "set -o posix; c='echo $x'; c='rm -rf $HOME/Documents' :; bash -c \"$c\"",
+        "f(){ bash -c \"$c\"; }; c='echo $x'; c='rm -rf $HOME/Documents' f",
+        "_v=c; c='echo $x'; eval \"${!_v}\"",
+        "declare -n _r=c; c='echo $x'; eval \"$_r\"",
+    ],
+)
+def test_a_variable_the_line_names_elsewhere_is_not_held(line: str, tmp_path: Path) -> None:
+    runs = [e for e in effects(line, tmp_path) if e["op"] == "exec"]
+    assert runs and not all(e.get("known", True) for e in runs)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "c='echo $x'; printf -vc '%s' \"$(cat cmd.txt)\"; bash -c \"$c\"",
+        "c='echo $x'; declare -n r=c; read -r r < cmd.txt; bash -c \"$c\"",
+        "c='echo $x'; d='rm -rf $HOME/Documents'; declare -n r=c; for r in d; do bash -c \"$r\"; done",
+        "declare -l c; c='RM -RF ~/.SSH'; bash -c \"$c\"",
+    ],
+)
+def test_routes_the_walk_follows_now(line: str, tmp_path: Path) -> None:
+    # a name joined to its option, a reference's target set by a builtin, a reference's loop, a case attribute
+    found = effects(line, tmp_path)
+    assert [e for e in found if e["op"] == "exec" and not e.get("known", True)] or [
+        e for e in found if e["op"] == "delete"
+    ]
 
 
 def test_only_a_whole_quoted_use_is_the_text(tmp_path: Path) -> None:

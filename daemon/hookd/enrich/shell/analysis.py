@@ -33,6 +33,7 @@ def analyse_shell(
         builder.model.ledger.unordered = out_of_order(command)
         start = _Cwd(builder.state.resolver.absolute(base_dir or project_dir, project_dir))
         base = start.path  # (a `cd` moves `start` itself)
+        builder.state.source = command
         builder.run_script(command, 0, start, False)
         for walked in builder.commands:  # `cwd`: only a directory other than the line's own, and known
             if walked.get("cwd") in ("", base):

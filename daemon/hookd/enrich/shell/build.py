@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Any
 
 from hookd.enrich.effects.ledger import selected
@@ -15,10 +14,10 @@ from hookd.enrich.effects.processes import piped_words
 from hookd.enrich.patches import PATCH_PROGRAMS, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import expand_tilde
 from hookd.enrich.shell import state as shell_state
+from hookd.enrich.shell import traps
 from hookd.enrich.shell.builder_state import BuilderState
 from hookd.enrich.shell.expand import expand_words, expanded_text
 from hookd.enrich.shell.fallback import _fallback
-from hookd.enrich.shell.held_text import with_held_texts
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.line_builtins import _COPROC_DESCRIPTORS
 from hookd.enrich.shell.outputs import cd_words, unmarked
@@ -238,12 +237,11 @@ class _Builder(BuilderState):
         origin: str = "none",
     ) -> str:
         """Walks one command; returns what its standard output is (EffectModel's `origin`)."""
-        if slot is None:
-            slot = (self._next_pipeline(), 0)
+        slot = slot or (self._next_pipeline(), 0)
         fed, self._fed = self._fed, ()  # (the substitutions walked below have their own)
         env = {key: unmarked(value) for key, value in simple.assigns}
         variables: dict[str, str] = self.state.variables
-        simple = replace(simple, words=with_held_texts(simple.words, self.state.built, variables))  # `"$c"`: its text
+        simple = self._held_texts(simple)  # `"$c"` of `c='…$x…'`: its text
         joined = " ".join(simple.words)
         if "PWD" in joined:  # `$PWD`, `~+`: where the command runs; `$OLDPWD`, `~-`: before the line's last `cd`
             variables = {**variables, **shell_state.directories(self.state, cwd)}
@@ -301,6 +299,7 @@ class _Builder(BuilderState):
         out = self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, (origin, substituted))
         if found:  # `rm -r $(find d -name x)`: a change of what the search selects, as `find d -name x -exec rm`
             selected(self.model.effects, start, set(found.values()))
+        self._traps_again()
         return out
 
     def _after(
@@ -354,9 +353,10 @@ class _Builder(BuilderState):
             here = cwd.copy() if body.subshell else cwd  # `f() { cd d; }` runs in the caller's shell
             self._fed = fed
             outer, self._frame_literal = self._frame_literal, self._literal & frozenset(argv[1:])
-            follow.origin = self._call(
-                body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"]
-            )
+            with self.state.command_frame(None, True, self._given(command), cwd):  # `X=v f`: $X is v in f
+                follow.origin = self._call(
+                    body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"]
+                )
             out, self._frame_literal = self._printed, outer
         default_ifs = "IFS" not in env and "IFS" not in self.state.variables  # `read` splits the line at $IFS
         given = written if default_ifs else None  # a here-string or here-document only (read once, above)
@@ -402,11 +402,11 @@ class _Builder(BuilderState):
         inline code, and the commands of spawners (find -exec, docker run, parallel): a word of theirs the line
         quoted (`fed`'s second) is its text."""
         (name, argv), (stdin, literal) = (command["name"], command["argv"]), fed
-        if (inline := _inline_script(name, argv) if name in _INLINE else None) is not None:
+        if name == "trap" and (inline := _inline_script(name, argv)) is not None:
+            self._trap(argv, inline[0], depth, cwd, privileged)
+        elif (inline := _inline_script(name, argv) if name in _INLINE else None) is not None:
             text, same_shell, as_root, positional = inline
-            given = [(key, self._value(value, self.state.variables)) for key, value in command["env"].items()]
-            given = [(key, expand_tilde(value, self.home)) for key, value in given]  # `env x=~/d`: bash expands it
-            with self.state.command_frame(positional, same_shell, given, cwd):
+            with self.state.command_frame(positional, same_shell, self._given(command), cwd):
                 self._nested(text, depth, cwd if same_shell else cwd.copy(), privileged or as_root)
         if (script := script_of(name, argv)) is None and stdin is not None and runs_stdin(name, argv, _SHELLS):
             script = stdin
@@ -432,6 +432,37 @@ class _Builder(BuilderState):
             for words in as_commands(patch):
                 self._simple(_Simple([], words, [], []), depth + 1, cwd.copy(), None, [], privileged, None, (name,))
                 self.commands[-1]["patch"] = {"known": patch.known}
+
+    def _trap(self, argv: list[str], action: str, depth: int, cwd: _Cwd, privileged: bool) -> None:
+        """A trap's action, walked where it is set without setting anything yet (traps.py); what it sets is unknown
+        from here on when it may run between later commands."""
+        tables = (self.state.variables, self.state.built)
+        before = (dict(tables[0]), dict(tables[1]))
+        self.state.scope()
+        self._nested(action, depth, cwd.copy(), privileged)
+        sets = traps.changed(before, tables)
+        self.state.restore()
+        if traps.between_commands(argv):
+            self.state.volatile.update(sets)
+            self.state.forget(sorted(sets))
+        reads = traps.reads_of(action)
+        self._traps.append(traps.Trap(action, depth, cwd.copy(), privileged, reads, traps.values_of(reads, tables)))
+
+    def _traps_again(self) -> None:
+        """Each trap's action walked again when a variable it reads has changed since (it may run with that value)."""
+        if not self._traps or self._in_trap:
+            return
+        self._in_trap = True
+        try:
+            for trap in self._traps:
+                now = traps.values_of(trap.reads, (self.state.variables, self.state.built))
+                if now != trap.seen:
+                    trap.seen = now
+                    self.state.scope()
+                    self._nested(trap.action, trap.depth, trap.cwd.copy(), trap.privileged)
+                    self.state.restore()
+        finally:
+            self._in_trap = False
 
     def _nested(self, script: str, depth: int, cwd: _Cwd, privileged: bool) -> None:
         if depth >= self.max_depth:

@@ -5,16 +5,19 @@ assignment's value, and each command judged by the effect model in that state (`
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.patches import PatchReads
-from hookd.enrich.paths import has_glob
+from hookd.enrich.paths import expand_tilde, has_glob
 from hookd.enrich.shell import state as shell_state
+from hookd.enrich.shell import traps
 from hookd.enrich.shell.expand import declared, expand_words
+from hookd.enrich.shell.held_text import with_held_texts
 from hookd.enrich.shell.line_builtins import line_builtin
-from hookd.enrich.shell.namerefs import declare_references
+from hookd.enrich.shell.namerefs import declare_references, targets_too
 from hookd.enrich.shell.outputs import placed_output, printed_directory
 from hookd.enrich.shell.runners import handed
 from hookd.enrich.shell.state import LineState, _Cwd
@@ -26,6 +29,7 @@ from hookd.enrich.shell.stdin import (
 from hookd.enrich.shell.tree import (
     ARRAY_MARK,
     _Block,
+    _Simple,
 )
 from hookd.enrich.shell.words import _ASSIGN, LITERAL_MARK, UNSPLIT_MARK, _dynamic
 
@@ -55,9 +59,21 @@ class BuilderState:
         self._frame_literal: frozenset[str] = frozenset()  # a function's arguments quoted on its call (`f 'x $y'`)
         self._gathering: tuple[int, list[str | None]] | None = None  # a piped group's depth, what each command printed
         self._reader: list[str] = []  # the words of the command that read a piped group's input
+        self._traps: list[traps.Trap] = []  # the traps set so far, walked again as what they read changes
+        self._in_trap = False
 
     def fail(self, message: str) -> None:
         self.error = message if self.error is None else self.error
+
+    def _given(self, command: dict[str, Any]) -> list[tuple[str, str]]:
+        """The variables a command is given (`X=v cmd`, `env X=v cmd`), earlier values put in and `~` expanded."""
+        given = [(key, self._value(value, self.state.variables)) for key, value in command["env"].items()]
+        return [(key, expand_tilde(value, self.home)) for key, value in given]  # `env x=~/d`: bash expands it
+
+    def _held_texts(self, simple: _Simple) -> _Simple:
+        """`simple` with each quoted use of a variable holding quoted text as that text (held_text.py)."""
+        state = self.state
+        return replace(simple, words=with_held_texts(simple.words, state.built, state.variables, state.source))
 
     def _value(self, value: str, variables: dict[str, str], cwd: _Cwd | None = None) -> str:
         """An assignment's value, earlier variables put in (`p=$d/y`), or the directory printed (`r=$(pwd)`)."""
@@ -90,7 +106,7 @@ class BuilderState:
             at = argv.index("-p", 1)
             self._aliases.update(dict.fromkeys(argv[at + 2 :], shlex.quote(argv[at + 1])))
         if name in shell_state.SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x known when it runs
-            named = set_at_run_time(name, argv)
+            named = targets_too(self.state, set_at_run_time(name, argv))  # `read r`, r a reference: its target
             self.state.forget(named)
             known = read_or_printed(name, argv, heredoc, self._literal)  # what is known of it: `printf -v x rm`
             self.state.assign(known, cwd)
@@ -109,8 +125,10 @@ class BuilderState:
         if "n" in flags:  # a name reference: what it reads and sets is its target (namerefs.py)
             declare_references(self.state, argv, pairs, lossy=bool(set(flags) & set("uli")))
             return
-        if set(flags) & set("uli"):
-            self.state.forget([w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"])
+        if set(flags) & set("ulic"):  # (`-c` capitalises, bash 5.2): each later value is changed as assigned
+            named = [w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"]
+            self.state.volatile.update(named)
+            self.state.forget(named)
             return
         self.state.assign(declared(pairs, flags, self.home), cwd)
 

@@ -32,22 +32,39 @@ def held(value: str) -> str:
     return value.removeprefix(LITERAL_MARK)[:_HELD_CHARS]
 
 
-def with_held_texts(words: list[str], built: Mapping[str, str], variables: Mapping[str, str]) -> list[str]:
+def with_held_texts(words: list[str], built: Mapping[str, str], variables: Mapping[str, str], source: str) -> list[str]:
     """`words` where a word is exactly `"$name"`, `"${name}"` or `"${!ref}"` (ref holding the name) of a variable
-    holding quoted text: that text,
-    marked as quoted text. An unquoted use (split and globbed by the shell) and a use among other text are left
-    to the expansion, which does not know them."""
+    holding quoted text: that text, marked as quoted text. An unquoted use (split and globbed by the shell) and a
+    use among other text are left to the expansion, which does not know them. So is a variable the line's text
+    (`source`) names other than by one assignment and its expansions (`_assigned_once`)."""
     if not built:
         return words
-    return [_held_word(word, built, variables) for word in words]
+    return [_held_word(word, built, variables, source) for word in words]
 
 
-def _held_word(word: str, built: Mapping[str, str], variables: Mapping[str, str]) -> str:
+def _held_word(word: str, built: Mapping[str, str], variables: Mapping[str, str], source: str) -> str:
     if not word.startswith(UNSPLIT_MARK) or (use := _QUOTED_USE.fullmatch(word, len(UNSPLIT_MARK))) is None:
         return word
     name = use.group(1) or use.group(2) or variables.get(use.group(3), "")  # `${!v}`: the variable v names
     text = built.get(name)
-    return LITERAL_MARK + text if isinstance(text, HeldText) and name not in variables else word
+    if not isinstance(text, HeldText) or name in variables or not _assigned_once(name, source):
+        return word
+    return LITERAL_MARK + text
+
+
+def _assigned_once(name: str, source: str) -> bool:
+    """Whether the line names `name` only in one assignment (`name=…`) and in expansions of it. The walk follows
+    assignments in the order of the text, but a value may also change by routes it does not follow in order: a
+    loop's later pass, a trap's action that runs between commands, a command in the background, a pipeline's last
+    command under `lastpipe`, an assignment before a function or a special builtin, a case attribute, a
+    reference (`declare -n r=name`). Any other mention of the name as a word of its own (one after `$`, `{`, `!`
+    or `#` is an expansion; one after `-` an option, `-vname` read by the walk) leaves the value unknown, which
+    the rules ask about."""
+    mentions = [m.span() for m in re.finditer(rf"(?<![-A-Za-z0-9_$!#{{]){re.escape(name)}(?![A-Za-z0-9_])", source)]
+    if len(mentions) != 1:
+        return False
+    start, end = mentions[0]
+    return source[end : end + 1] == "=" or source[max(0, start - 3) : start] == "-v "  # (`printf -v name …`)
 
 
 def unheld(built: dict[str, str], names: Iterable[str] | None = None) -> None:

@@ -49,11 +49,23 @@ def through_references(state: LineState, assigns: list[tuple[str, str]]) -> list
     return [(state.references.get(key) or key, value) for key, value in assigns]
 
 
+def targets_too(state: LineState, names: list[str]) -> list[str]:
+    """The variables a builtin that sets `names` sets (`read r`, `printf -v r`, `mapfile r`): a reference's target
+    as well; one whose target is named only when the line runs leaves every variable unknown."""
+    if not state.references:
+        return names
+    if any(state.references.get(name) == "" for name in names):
+        unheld(state.built)
+        state.variables.clear()
+        return names
+    return [*names, *(target for name in names if (target := state.references.get(name)))]
+
+
 def mirror_references(state: LineState) -> None:
     """Each reference reads its target: the target's value, or what is known of one built when the line runs."""
     for name, target in state.references.items():
         for store in (state.variables, state.built):
-            if target and target in store:
-                store[name] = store[target]
+            if target and target in store:  # (a target's quoted text read through a reference: not held, held_text)
+                store[name] = str(store[target])
             else:
                 store.pop(name, None)

@@ -131,11 +131,13 @@ class LineState:
 
     __slots__ = (
         "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "loop_walks", "mounts", "references",
-        "resolver", "unknown_directories", "variables", "walk",
+        "resolver", "source", "unknown_directories", "variables", "volatile", "walk",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
+        self.source = ""  # the line's own text (held_text.py reads how it names a variable)
+        self.volatile: set[str] = set()  # `declare -l x`: every value assigned to x is changed as it is assigned
         self.loop_walks = LOOP_WALKS  # the loop bodies the line may still walk with a value (`loop_walks`)
         self.walk = WalkBudget()  # the argv words the line's commands may still have
         self.resolver = PathResolver(home=home, project_dir=project_dir)
@@ -222,6 +224,9 @@ class LineState:
             assigns = through_references(self, assigns)
         for key, value in assigns:
             unheld(self.built, (key,))  # (set again below when it is quoted text)
+            if key in self.volatile:
+                self.forget([key])
+                continue
             fresh = _mktemp(value, self.variables.get("TMPDIR", "/tmp"))
             if fresh is not None and cwd is not None:
                 path = self.resolver.absolute(fresh, cwd.path, tilde=False)
@@ -475,7 +480,11 @@ def loop_walks(state: LineState, name: str, words: list[str], cwd: _Cwd) -> Iter
             yield None
             return
         state.loop_walks -= 1
-        state.assign([(name, word)], cwd)
+        if name in state.references:  # a reference's loop makes it stand for each word's variable in turn (bash(1))
+            state.references[name] = word if _NAME.fullmatch(word) else ""
+            mirror_references(state)
+        else:
+            state.assign([(name, word)], cwd)
         yield None
 
 

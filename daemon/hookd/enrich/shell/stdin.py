@@ -68,7 +68,16 @@ def set_at_run_time(name: str, argv: list[str]) -> list[str]:
     """The variables a builtin sets only as it runs, unknown from then on: `read x`, `mapfile a`, `printf -v x`,
     `wait -p x`, `unset x` (and `unset 'a[0]'`: the whole array), and `getopts SPEC x` with OPTARG."""
     named = [base for word in argv[1:] if NAME.match(base := word.split("[", 1)[0])]
+    letter = _NAMING_OPTION.get(name, "")  # `printf -vc …`, `read -ra lines`: the name joined to its option
+    for word in argv[1:] if letter else ():
+        if word[:1] == "-" and 0 < (at := word.find(letter, 1)) < len(word) - 1:
+            named.append(word[at + 1 :].split("[", 1)[0])
     return [*named, "OPTARG"] if name == "getopts" else named  # OPTIND: state.options_end
+
+
+# The option of each builtin that names the variable it sets ("Bash Builtin Commands"): bash takes its value joined
+# to it or in the next word, as getopt does
+_NAMING_OPTION = {"printf": "v", "read": "a", "wait": "p"}
 
 
 def listed_into(named: list[str]) -> dict[str, str]:
