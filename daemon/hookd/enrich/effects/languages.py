@@ -60,6 +60,7 @@ class _FileCall:
     pattern: re.Pattern[str]  # group `path` (and `to` for copy and move): the string literal it names
     recursive: bool
     recursive_when: re.Pattern[str] | None  # tried on group `opts`: the call's options say it is recursive
+    reader: str = ""  # op `include`: the program that reads the file's text as more code (`.read F`: sqlite3 < F)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +102,7 @@ def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
         pattern=re.compile(pattern),
         recursive=bool(spec.get("recursive", False)),
         recursive_when=re.compile(when) if when else None,
+        reader=str(spec.get("reader", "")),
     )
 
 
@@ -372,6 +374,8 @@ def _as_command(call: _FileCall, match: re.Match[str], tilde: bool) -> str:
     options = groups.get("opts") or ""
     recursive = call.recursive or bool(call.recursive_when and call.recursive_when.search(options))
     targets = [groups["path"]] + ([groups["to"]] if groups.get("to") is not None else [])
+    if call.op == "include":  # the file is more code of the same language: its reader fed it (code_files.py)
+        return f"{shlex.quote(call.reader)} < {_path_word(targets[0], tilde)}"
     if call.op == "fetch":
         targets.reverse()
     words = [shlex.quote(word) for word in _AS_COMMAND[(call.op, recursive)]]
