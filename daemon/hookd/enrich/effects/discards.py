@@ -30,6 +30,7 @@ from hookd.enrich.paths import has_glob
 
 _TOP = ":/"  # pathspec magic: the top of the working tree (gitglossary(7), "pathspec")
 _CLEANED = frozenset({"untracked", "untracked-trees", "ignored"})  # what `git clean` loses (git.json)
+_UNTRACKED = frozenset({"untracked", "untracked-trees"})
 
 
 def discard_effects(
@@ -289,6 +290,12 @@ def _pathspec(word: str, base: str, here: str, what: str, place: Place, model: L
     whole = covers and (not pattern or not pattern.strip("*/"))
     if what in _CLEANED and not (pattern or directory or whole or word.startswith(":")) and _one_file(path, word):
         model.add("delete", placed, "git")  # at most this one file goes, as `rm FILE` would take it
+        return
+    if what in _UNTRACKED and directory and not (pattern or whole or word.startswith(":")) and not covers and path:
+        # a directory the pathspec names, below the tree the command works in: the untracked files there go, as
+        # `rm -r DIR` takes them (git-clean(1): only paths matching the pathspec are affected); ignored files (`-x`,
+        # `.env`, local config the directory hides) stay a loss
+        model.add("delete", placed, "git", recursive=True)
         return
     extra: dict[str, Any] = {"pattern": word} if pattern else {}
     effect = model.add("delete", placed, "git", recursive=directory or whole, what=what, whole=whole, **extra)

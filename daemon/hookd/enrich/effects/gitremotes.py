@@ -5,7 +5,9 @@ A remote's URL may be a command transport (git.json `command_transports`: `ext::
 CMD for every fetch, pull, push and ls-remote of that remote. Stored (`git remote add NAME URL`, `set-url`, `git
 config remote.NAME.url`, a `url =` line a file tool writes into a configuration) the URL is a command git runs
 later: an executing value. A later command that contacts remotes runs the command transports the configuration
-git reads holds (gitaliases.remote_urls: every remote's, a superset of the one it contacts).
+git reads holds (gitaliases.remote_urls: every remote's, a superset of the one it contacts). A startup file that
+exports `GIT_ALLOW_PROTOCOL` naming one lets every later clone, fetch and submodule update run a URL's command
+(what `protocol.ext.allow = always`, an executing key, does in a configuration).
 
 An executing key's value is judged by what it runs, not by the key alone: a program the catalogue knows runs no
 code it is handed (no shell, no `runs` hook, no GTFOBins function that runs code, no launcher) given literal
@@ -19,6 +21,7 @@ import re
 import shlex
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.ledger import CommandView, Ledger
 from hookd.enrich.effects.loaded import may_run_files
 from hookd.enrich.effects.words import SHELLS, _dynamic
 
@@ -57,3 +60,19 @@ def own_tool(key: str, value: str) -> bool:
     if program is None or name in SHELLS or program.script_operand or program.network:
         return False
     return not may_run_files(program) and not any(w.startswith("/") or ".." in w.split("/") for w in words[1:])
+
+
+def transports_allowed_later(ledger: Ledger, view: CommandView, start: int) -> None:
+    """A deferred exec (asked, as a startup file's commands) for each startup file this command writes whose
+    variables (`sets`, model._startup_files) allow git a command transport for every later command."""
+    names = {p.removesuffix("::") for p in catalogue().git["command_transports"]["prefixes"]}
+    variable = str(catalogue().git["command_transports"]["allow_env"])
+    for effect in ledger.effects[start:]:
+        sets = effect.get("sets") if effect["op"] == "write" else None
+        value = sets.get(variable) if isinstance(sets, dict) else None
+        if isinstance(value, str) and names & set(value.split(":")):
+            when = f"{variable}={value} lets git run the command of any ext:: URL a later fetch or clone meets"
+            code = {"lang": "sh", "text": ""}
+            ledger.add(
+                "exec", None, view.name, code=code, known=False, deferred=True, startup=effect["path"], when=when
+            )

@@ -28,6 +28,7 @@ from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_d
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.filters import names_from_pipe
 from hookd.enrich.effects.gitops import git_effects
+from hookd.enrich.effects.gitremotes import transports_allowed_later
 from hookd.enrich.effects.handed import WALKED_BY_THE_SHELL, is_command_line, launched_words
 from hookd.enrich.effects.hosted_stores import hosted_store_deletes
 from hookd.enrich.effects.languages import code_runs_nothing
@@ -143,6 +144,7 @@ class EffectModel:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
         startup_sources_redirected(self.ledger, view, start)  # `export PIP_INDEX_URL=URL` in `~/.bashrc`
+        transports_allowed_later(self.ledger, view, start)  # `export GIT_ALLOW_PROTOCOL=ext:…` there
         configured_code(self.ledger, view, place, start)
         powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
         for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
