@@ -155,11 +155,17 @@ def started_relative(line: str) -> bool:
         return True
     program = catalogue().get(words[0].rpartition("/")[2])
     operands = [w for w in words[1:] if not w.startswith("-")]
-    return bool(program and program.script_operand and operands and _relative(operands[0]))
+    script = operands[0] if operands and "-m" not in words else ""  # (`python -m pkg` names a module, not a file)
+    return bool(program and program.script_operand and script and _relative(script, _CODE_SUFFIX.search(script)))
 
 
-def _relative(word: str) -> bool:
-    return "/" in word and not word.startswith(("/", "~", "$")) and "://" not in word
+_CODE_SUFFIX = re.compile(r"\.(?:[cm]?[jt]s|py|sh|bash|rb|pl|php|lua)$")
+
+
+def _relative(word: str, file: object = None) -> bool:
+    """A path resolved against the directory the command starts in: a word with a `/` (or, for a script, a file's
+    name) that is not absolute, home-relative, a variable or a URL."""
+    return bool("/" in word or file) and not word.startswith(("/", "~", "$")) and "://" not in word
 
 
 # what a unit's command may not do unseen outside the project and scratch space: it runs whenever the unit starts

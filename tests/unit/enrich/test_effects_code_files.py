@@ -32,6 +32,7 @@ def db(proj: Path) -> Path:
         "mysql -u root shop < db/drop.sql",
         "psql -d shop -c '\\i db/drop.sql'",
         "mysql shop -e 'source db/drop.sql'",
+        "cat db/drop.sql | psql -d shop",
     ],
 )
 def test_a_file_of_sql_is_judged_as_its_text(line: str, db: Path) -> None:
@@ -71,3 +72,8 @@ def test_a_download_fed_to_the_client_is_a_flow(db: Path) -> None:
 def test_a_program_whose_code_is_given_reads_its_stdin_file_as_data(db: Path) -> None:
     assert not ops("sed -n 1p < db/shell.sql", db, "delete")
     assert not ops("sqlite3 app.db 'SELECT 1' < db/shell.sql", db, "delete")
+
+
+def test_a_file_cat_prints_into_a_substitution_stays_unknown(db: Path) -> None:
+    [signal] = ops("kill $(cat db/report.sql)", db, "signal")
+    assert signal["target"] == "$(cat db/report.sql)"  # (a pid file is looked up by its path, not its text)

@@ -28,6 +28,7 @@ def _deletes(line: str, proj: Path) -> list[str]:
         f"git remote set-url origin {_EXT}",
         f"git remote set-url --push origin {_EXT}",
         f"git config remote.backup.url {_EXT}",
+        f"git -c remote.x.url={_EXT} fetch x",
     ],
 )
 def test_an_ext_url_stored_is_the_command_it_runs(line: str, proj: Path) -> None:
@@ -99,6 +100,10 @@ def test_a_value_of_the_project_s_own_tool_runs_nothing_of_consequence(key: str,
         ("core.pager", "/tmp/x"),
         ("core.sshCommand", "ssh -i k"),
         ("core.pager", "less; rm -rf ~"),
+        ("core.pager", "rm -rf src"),
+        ("core.pager", "tee ~/.bashrc"),
+        ("diff.x.textconv", "sort -o out"),
+        ("diff.x.textconv", "jq . ~/.aws/credentials"),
     ],
 )
 def test_a_value_that_runs_code_stays_executing(key: str, value: str) -> None:

@@ -28,6 +28,8 @@ def _redirects(line: str, proj: Path) -> list[str]:
         "npm set registry=https://npm.evil.example/",
         "npm conf set registry https://npm.evil.example/",
         "npm config --location user set registry https://npm.evil.example/",
+        "npm config set fund=false registry=https://npm.evil.example/",
+        "conda config --add channels conda-forge --add channels https://npm.evil.example/",
         "pnpm c set registry https://npm.evil.example/",
         "yarn config set npmRegistryServer https://npm.evil.example/",
         "conda config --add channels https://npm.evil.example/",

@@ -13,7 +13,17 @@ from hookd.enrich.tool_later import judged_later, started_relative
 HOME = "/home/u"
 
 
-@pytest.mark.parametrize("line", ["./serve", "bin/mcp-server --stdio", "node dist/server.js", "python3 tools/mcp.py"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "./serve",
+        "bin/mcp-server --stdio",
+        "node dist/server.js",
+        "python3 tools/mcp.py",
+        "node server.js",
+        "bash run.sh",
+    ],
+)
 def test_a_relative_program_or_script_starts_relative(line: str) -> None:
     assert started_relative(line)
 

@@ -4,12 +4,13 @@ programs.json `stdin_lang`, or a code operand read from stdin), or named by its 
 language (`psql -f drop.sql`: `code_file_options`). The file's text is the code it runs, judged as the same code
 handed on the line (`psql -c …`): what the line wrote there, else what the file holds now (a file the line
 downloaded or decoded, or wrote with text it does not show, is code hookd cannot see, as is one it cannot read:
-both asked)."""
+both asked). A file `cat` hands a pipe is that text on the next command's stdin (`files_printed`)."""
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hookd.enrich.effects.catalogue import Hook, Program
@@ -99,3 +100,16 @@ def _on_disk(path: str) -> str | None:
     if len(data) > MAX_CODE_FILE or b"\x00" in data:
         return None
     return data.decode("utf-8", "replace")
+
+
+def files_printed(argv: list[str], path_of: Callable[[str], str], ledger: Ledger) -> str | None:
+    """What `cat FILE…` hands a pipe (`cat drop.sql | psql`): its files' texts joined, as a command run now reads
+    them (`file_text`); None for any other command, an option, or a file that cannot be read."""
+    operands = [w for w in argv[1:] if w != "--"]
+    if not argv or argv[0].rpartition("/")[2] != "cat" or not operands or any(w.startswith("-") for w in operands):
+        return None
+    texts = [file_text(path_of(word), ledger)[0] for word in operands[:MAX_PRINTED_FILES]]
+    return None if len(operands) > MAX_PRINTED_FILES or None in texts else "".join(t or "" for t in texts)
+
+
+MAX_PRINTED_FILES = 8

@@ -187,6 +187,8 @@ def git_effects(
             model.add("exec", place(value), "git", code={"lang": "sh", "text": ""}, known=False, flow="exec-path")
         elif executing(key) and not key.lower().startswith("alias."):  # an alias runs only when it is the subcommand
             _runs(key, value, run, model)
+        elif stored_url_runs(key, value):  # `-c remote.x.url=ext::…`: what a contact of that remote runs
+            _runs(key, transport_command(transported(value)), run, model)
     if sub_index >= len(argv):
         return run
     sub = argv[sub_index]
@@ -200,7 +202,7 @@ def git_effects(
     rest = argv[sub_index + 1 :]
     _subcommand_runs(sub, rest, run, model)
     _contacted(sub, str(place(work_dir(argv[1:sub_index])).get("path") or "."), model.home, xdg, (run, model))
-    _files(sub, rest, place, model)
+    run.scripts.extend(_files(sub, rest, place, model))
     tree = place(work_dir(argv[1:sub_index]))
     _tree_updated(sub, rest, tree, model)
     _stashed(sub, rest, tree, place, model)
@@ -370,12 +372,14 @@ def _staged(rest: list[str], place: Place, model: Ledger) -> None:
             model.add("read", place(word), "git", guess=True, staged=True)
 
 
-def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
+def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> list[str]:
+    """The files the subcommand reads or writes here; the command lines a plain executing value runs later (judged
+    as themselves: `git config core.pager 'rm -rf ~'` is no tool of the project's)."""
     options = [w for w in rest if w.startswith("-")]
     operands = [w for w in rest if not w.startswith("-")]
     if sub == "config":
-        _config_write(rest, options, operands, place, model)
-    elif sub == "add":
+        return _config_write(rest, options, operands, place, model)
+    if sub == "add":
         _staged(rest, place, model)
         forced_tree_adds(rest, place, model)
     elif sub == "diff" and "--no-index" in options:
@@ -395,6 +399,7 @@ def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
     elif sub in ("apply", "am") and operands:
         for word in operands:
             model.add("read", place(word), "git")
+    return []
 
 
 # Subcommands that bring other commits' files into the working tree (git-pull(1), git-merge(1), git-rebase(1),
@@ -499,10 +504,10 @@ def _patched(sub: str, rest: list[str], options: list[str], place: Place, model:
             model.add("read", place(word), "git", history=True)
 
 
-def _config_write(rest: list[str], options: list[str], operands: list[str], place: Place, model: Ledger) -> None:
+def _config_write(rest: list[str], options: list[str], operands: list[str], place: Place, model: Ledger) -> list[str]:
     reading = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin", "--name-only"}
     if any(o in reading for o in options) or operands[:1] in (["get"], ["list"]):
-        return
+        return []
     unsets = operands[:1] == ["unset"] or any(o in ("--unset", "--unset-all", "--remove-section") for o in options)
     setting = operands[:1] == ["set"]
     if operands[:1] in (["set"], ["unset"]):
@@ -519,7 +524,7 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
         elif word.startswith("--file="):
             file = word[len("--file=") :]
     if not operands or (len(operands) == 1 and not unsets and not setting):
-        return  # `git config KEY`: git-config(1)'s older spelling of `git config get KEY`, a read
+        return []  # `git config KEY`: git-config(1)'s older spelling of `git config get KEY`, a read
     key = operands[0]
     value = operands[1] if len(operands) > 1 else ""
     runs = not unsets and value_runs(key, value)
@@ -528,6 +533,8 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
         if unsets:
             del model.git_config[key.lower()]
     model.add("write", place(file), "git", key=key, executes=runs, value=value)
+    plain = not unsets and executing(key) and key.lower() != "core.hookspath" and own_tool(key, value)
+    return [value] if plain else []
 
 
 def _clone(rest: list[str], operands: list[str], place: Place, model: Ledger) -> None:

@@ -10,8 +10,9 @@ exports `GIT_ALLOW_PROTOCOL` naming one lets every later clone, fetch and submod
 (what `protocol.ext.allow = always`, an executing key, does in a configuration).
 
 An executing key's value is judged by what it runs, not by the key alone: a program the catalogue knows runs no
-code it is handed (no shell, no `runs` hook, no GTFOBins function that runs code, no launcher) given literal
-words (`diff.json.textconv = jq .`) is the program's own, which a later `git diff` runs as itself; a hooks
+code it is handed (no shell, no `runs` hook, no GTFOBins function that runs code, no launcher) and only reads what
+it is given, with literal words (`diff.json.textconv = jq .`), is the program's own, which a later `git diff` runs
+as itself (gitops also walks it as the command it is); a hooks
 directory inside the work tree (`core.hooksPath = .husky`) runs the project's own hooks, files that are judged
 where they are written."""
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.ledger import CommandView, Ledger
 from hookd.enrich.effects.loaded import may_run_files
 from hookd.enrich.effects.words import SHELLS, _dynamic
@@ -57,9 +58,21 @@ def own_tool(key: str, value: str) -> bool:
         return False
     name = words[0] if words else ""
     program = catalogue().get(name) if "/" not in name else None
-    if program is None or name in SHELLS or program.script_operand or program.network:
+    if program is None or name in SHELLS or program.script_operand or program.network or not _reads_only(program):
         return False
-    return not may_run_files(program) and not any(w.startswith("/") or ".." in w.split("/") for w in words[1:])
+    return not may_run_files(program) and not any(w.startswith(("/", "~")) or ".." in w.split("/") for w in words[1:])
+
+
+def _reads_only(program: Program) -> bool:
+    """The catalogue knows the program only to read what it is given: its operands read, no option or word that
+    writes, moves or deletes, no GTFOBins file-write (`jq`, `cat`; not `tee`, `rm`, `sort -o`, `sed -i`, `dd of=`)."""
+    return (
+        program.operands == "read"
+        and set(program.option_ops.values()) <= {"read"}
+        and not (program.writes_in_place or program.keyword_ops or program.subcommand_ops or program.word_ops)
+        and not (program.removes or program.empties_in_place or program.archive or program.writes_files)
+        and "file-write" not in program.gtfobins
+    )
 
 
 def transports_allowed_later(ledger: Ledger, view: CommandView, start: int) -> None:

@@ -75,10 +75,23 @@ def _set_by_command(argv: list[str]) -> list[tuple[str, str]]:
             continue
         rest = words[len(spec["words"]) :]
         rest = rest[1:] if rest[:1] and rest[0] in spec.get("skip", ()) else rest
-        key, eq, value = rest[0].partition("=") if rest else ("", "", "")
-        value = value if eq else (rest[1] if len(rest) > 1 else "")
-        if key in spec["keys"] and value:
+        for _, value in _pairs(rest, frozenset(spec["keys"])):
             found.append((str(spec["file"]), str(spec["line"]).replace("{}", value)))
+    return found
+
+
+def _pairs(rest: list[str], keys: frozenset[str]) -> list[tuple[str, str]]:
+    """Each key the words set: `key=value` (npm sets several at once), or a key followed by its value (`set registry
+    URL`, conda's `--add channels URL` repeated)."""
+    found: list[tuple[str, str]] = []
+    k = 0
+    while k < len(rest):
+        key, eq, value = rest[k].partition("=")
+        if not eq and key in keys and k + 1 < len(rest):
+            value, k = rest[k + 1], k + 1
+        if key in keys and value:
+            found.append((key, value))
+        k += 1
     return found
 
 
