@@ -56,8 +56,10 @@ def discard_effects(
         return sub == "clean"  # a clean changes nothing but what it deletes (`-n`: nothing; no `-f`: refused)
     judged = not (moved or model.stash_back or model.tree_touched) and sub in _READ_ON_DISK
     to_head = _to_head(sub, parsed, given)
-    if not judged or not _plain_globals(argv[1:sub_index]) or not all(
-        _nothing_lost(e, to_head, model.readings) for e in model.effects[start:]
+    if (
+        not judged
+        or not _plain_globals(argv[1:sub_index])
+        or not all(_nothing_lost(e, to_head, model.readings) for e in model.effects[start:])
     ):
         _as_removed(model.effects[start:])
         return False
