@@ -237,7 +237,7 @@ class ProtectedSet:
         units = [str(place["path"]) for place in near if place["what"] == UNITS]
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
-        starts += pinned_installs(_shell_commands(event)) + settings_env_starts(event, written, judged)
+        starts += pinned_installs(_shell_commands(event), event.cwd) + settings_env_starts(event, written, judged)
         reached = [reach(h, built) for h in patterns]
         hookd = {"protected": near, "keeps": keeps, "starts": starts, "patterns": reached}
         return event.with_facts(hookd={**hookd, "later": later} if later else hookd)

@@ -11,7 +11,10 @@ the hooks are on, and passes.
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import tarfile
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -38,18 +41,105 @@ _BOOLEAN_WORDS = frozenset({"true", "false"})
 _TARBALL = re.compile(r"/((?:@[^/]+/)?[^/]+)/-/[^/]+?-(\d[^/]*)\.tgz$")
 
 
-def pinned_installs(commands: list[dict[str, Any]]) -> list[JSON]:
-    """Each agent a line's commands install at a version it names, as a later start ({"program", "agent",
-    "why", "later", "pinned"})."""
+def pinned_installs(commands: list[dict[str, Any]], cwd: str = "") -> list[JSON]:
+    """Each agent a line's commands install at a version it names, or may install from a local package (a tarball,
+    a directory, `npm link`: its programs are named inside it), as a later start ({"program", "agent", "why",
+    "later", "pinned"}); `cwd`: where the line starts."""
     found: list[JSON] = []
     for command in commands:
         argv = [str(w) for w in command.get("argv") or []]
         name = str(command.get("name") or "")
         env = command.get("env") if isinstance(command.get("env"), dict) else {}
-        for spec, target in _pins(name, argv, AGENTS, {str(k): str(v) for k, v in (env or {}).items()}):
+        environment = {str(k): str(v) for k, v in (env or {}).items()}
+        for spec, target in _pins(name, argv, AGENTS, environment):
             why = f"it installs {spec.title} at {target}, a release hookd cannot tell runs its hooks"
             found.append({"program": name, "agent": spec.title, "why": why, "later": True, "pinned": True})
+        here = str(command.get("cwd") or cwd)
+        for source, agent in local_agents(name, argv, here, environment):
+            why = f"it puts the programs of {source} on PATH, which may replace {agent}'s own"
+            found.append({"program": name, "agent": agent, "why": why, "later": True, "pinned": True})
     return found
+
+
+def local_agents(name: str, argv: list[str], cwd: str, env: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """(a local package, the agent whose program it may replace) for each package a global install or a link puts
+    on PATH from this machine (`npm install -g ./x.tgz`, `npm install -g ~/src/fork`, `npm link` in a checkout,
+    `npm link ../dir`, which links that folder globally first): its `bin` names, read from its `package.json` (in the
+    tarball, or the folder), are the programs it installs; one that cannot be read may be any agent's."""
+    if name not in _MANAGERS:
+        return
+    words, is_global = _npm_config(argv[1:], env)
+    linking = bool(words) and words[0] in _LINK_WORDS
+    if not linking and not _global_install(name, words, is_global):
+        return
+    sources = [w for w in words[1:] if _local(w)]
+    if linking and len(words) == 1:
+        sources = [cwd or "."]
+    programs = {n.rsplit(".", 1)[0]: spec.title for spec in AGENTS.values() for n in spec.process_names}
+    for source in sources:
+        path = source.removeprefix("file:")
+        path = path if path.startswith("/") or not cwd else f"{cwd.rstrip('/')}/{path}"
+        bins = package_bins(path)
+        hit = next((programs[b] for b in sorted(bins) if b in programs), None) if bins is not None else "an agent"
+        if hit is not None:
+            yield source, hit
+
+
+_LINK_WORDS = frozenset({"link", "ln"})
+
+
+def _local(word: str) -> bool:
+    """A package spec naming a file or folder of this machine (npm-package-arg: a path, `file:`, a tarball)."""
+    return word.startswith((".", "/", "~", "file:")) or word.endswith((".tgz", ".tar.gz", ".tar"))
+
+
+MAX_MANIFEST = 256 * 1024  # bytes of a package.json read
+
+
+def package_bins(path: str) -> set[str] | None:
+    """The program names a local package installs (package.json `bin`: a string names the package's own, an object
+    each key), from a folder or an npm tarball (`package/package.json`); None when they cannot be read (no such
+    package, a `directories.bin`, whose files are not listed)."""
+    text = _manifest(path)
+    try:
+        manifest = json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+    if not isinstance(manifest, dict) or "bin" in manifest.get("directories", {}):
+        return None
+    bins = manifest.get("bin")
+    if isinstance(bins, str):
+        return {str(manifest.get("name", "")).rpartition("/")[2]}
+    return {str(k).rpartition("/")[2] for k in bins} if isinstance(bins, dict) else set()
+
+
+MAX_TARBALL = 64 * 1024 * 1024  # a larger tarball is not opened: its programs are not known
+MAX_MEMBERS = 64  # npm pack writes package/package.json among the first entries
+
+
+def _manifest(path: str) -> str | None:
+    if os.path.isdir(path):
+        return _read(os.path.join(path, "package.json"))
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_TARBALL:
+            return None
+        with tarfile.open(path, "r:*") as archive:
+            for _, member in zip(range(MAX_MEMBERS), archive, strict=False):
+                if member.name.count("/") == 1 and member.name.endswith("/package.json"):
+                    data = archive.extractfile(member) if member.isfile() and member.size <= MAX_MANIFEST else None
+                    return data.read(MAX_MANIFEST).decode("utf-8", "replace") if data is not None else None
+    except (OSError, tarfile.TarError, EOFError):
+        return None
+    return None
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_MANIFEST + 1)
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace") if len(data) <= MAX_MANIFEST else None
 
 
 def _pins(

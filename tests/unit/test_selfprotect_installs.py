@@ -5,6 +5,8 @@ review43): npm's config reader takes flags, `--key=value`, `--key value`, short 
 from __future__ import annotations
 
 import shlex
+import tarfile
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +53,35 @@ def test_the_environments_npm_config_global_makes_it_global() -> None:
 )
 def test_a_local_install_or_a_dist_tag_is_no_pin(line: str) -> None:
     assert not _pinned(line)
+
+
+def _local(line: str, cwd: str) -> list[str]:
+    argv = shlex.split(line)
+    return [str(s["agent"]) for s in pinned_installs([{"argv": argv, "name": argv[0], "env": {}}], cwd)]
+
+
+def _package(path: Path, bins: str) -> Path:
+    path.mkdir(parents=True)
+    (path / "package.json").write_text('{"name": "@acme/x", "bin": ' + bins + "}")
+    return path
+
+
+def test_a_local_package_providing_an_agent_s_program_is_pinned(tmp_path: Path) -> None:
+    fork = _package(tmp_path / "gemini-fork", '{"gemini": "dist/index.js"}')
+    assert _local(f"npm install -g {fork}", str(tmp_path)) == ["Gemini CLI"]
+    assert _local("npm link", str(fork)) == ["Gemini CLI"]
+    assert _local(f"npm link {fork}", str(tmp_path)) == ["Gemini CLI"]
+    with tarfile.open(tmp_path / "g.tgz", "w:gz") as archive:
+        archive.add(fork / "package.json", arcname="package/package.json")
+    assert _local("npm i -g ./g.tgz", str(tmp_path)) == ["Gemini CLI"]
+
+
+def test_a_local_package_that_cannot_be_read_may_be_any_agent(tmp_path: Path) -> None:
+    assert _local("npm install -g ~/.cache/nohooks.tgz", str(tmp_path)) == ["an agent"]
+
+
+def test_a_local_package_of_other_programs_or_installed_into_the_project_is_not(tmp_path: Path) -> None:
+    ui = _package(tmp_path / "ui", '{"ui-docs": "bin/docs.js"}')
+    assert _local(f"npm link {ui}", str(tmp_path)) == []
+    assert _local("npm install ./shop-1.0.0.tgz", str(tmp_path)) == []
+    assert _local("npm link @acme/ui", str(tmp_path)) == []

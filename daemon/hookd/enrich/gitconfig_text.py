@@ -16,6 +16,7 @@ import re
 from hookd.enrich.aliases import stamp
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.gitops import alias_runs, executing, plain_value
+from hookd.enrich.effects.gitremotes import own_tool, stored_url_runs
 from hookd.enrich.holdings import head
 from hookd.types import JSON
 
@@ -48,7 +49,9 @@ def _names_of_executing_keys() -> frozenset[str]:
 def _runs(key: str, value: str, section_known: bool, place: tuple[str, str, int] = ("", "", 0)) -> bool:
     if key.startswith("alias.") or (not section_known and value.startswith("!")):
         return alias_runs(value)
-    if plain_value(key, value) or (section_known and _plain_include(key, value, place)):
+    if section_known and stored_url_runs(key, value):
+        return True
+    if plain_value(key, value) or own_tool(key, value) or (section_known and _plain_include(key, value, place)):
         return False
     if section_known:
         return executing(key)

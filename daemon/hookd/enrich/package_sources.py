@@ -1,13 +1,13 @@
 """A package manager's default source of packages redirected (part of the effect model's tool effects, called by
 enrich/tool_effects.py): a configuration key that sets where EVERY later install fetches its packages from
-(package_sources.json: npm's and Yarn's registry, pip's `index-url`, uv's default index, Go's `GOPROXY` list,
-Cargo's `[source.crates-io] replace-with`, the Maven and Gradle wrappers' `distributionUrl`), set by a file tool's
-text to a host that is not that manager's own public registry. Every later everyday `npm install`, `pip install`,
-`uv sync`, `go build`, `cargo build`, `./mvnw` then fetches from there, and runs what it fetches (install scripts,
-build backends, build scripts, the build tool itself): a deferred exec of
-the URL, asked as a startup file's commands are. A scoped or explicit extra source is no default and is not read;
-a key left at the public registry is no redirect, and neither is one set to a mirror the project's own README or
-contributor guide names (the host written there: the project documents where its packages come from)."""
+(package_sources.json: npm's and Yarn's registry, pip's `index-url`, uv's default index, conda's channels, Go's
+`GOPROXY` list, Cargo's `[source.crates-io] replace-with`, the Maven and Gradle wrappers' `distributionUrl`), set by
+a file tool's text to a host that is not that manager's own public registry. Every later everyday `npm install`, `pip
+install`, `uv sync`, `go build`, `cargo build`, `./mvnw` then fetches from there, and runs what it fetches (install
+scripts, build backends, build scripts, the build tool itself): a deferred exec of the URL, asked as a startup file's
+commands are. A scoped or explicit extra source is no default and is not read; a key left at the public registry is
+no redirect, and neither is one set to a mirror the project's own README or contributor guide names (the host written
+there: the project documents where its packages come from)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+import yaml
 
 from hookd.types import JSON
 
@@ -104,6 +106,8 @@ def default_sources(spec: _Format, text: str) -> list[str]:
         return _cargo_sources(text)
     if spec.kind == "toml":
         return _toml_sources(spec, text)
+    if spec.kind == "yaml_lists":
+        return _yaml_sources(spec, text)
     pattern = _line_pattern(spec.kind, spec.keys)
     values = [m.group("value").strip().strip("\"'") for m in pattern.finditer(text)]
     return [v.replace("\\", "") for v in values] if spec.kind == "properties" else values  # `https\://…`
@@ -136,6 +140,19 @@ def _toml_sources(spec: _Format, text: str) -> list[str]:
         if isinstance(entry, Mapping) and entry.get("default") is True and isinstance(url := entry.get("url"), str):
             urls.append(url)
     return urls
+
+
+def _yaml_sources(spec: _Format, text: str) -> list[str]:
+    """conda's channels: each top-level key's value, a string or a list of them (a channel's name is resolved on
+    the public alias: only a URL names a host)."""
+    try:
+        data: Any = yaml.safe_load(text)
+    except (yaml.YAMLError, RecursionError):
+        return []
+    if not isinstance(data, Mapping):
+        return []
+    values = [data.get(k) for k in spec.keys]
+    return [v for value in values for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
 
 
 def _cargo_sources(text: str) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -122,7 +123,11 @@ def judged_later(lines: list[str], target: str, program: str, home: str, project
     run time or reaches into the home (home_reach.reaches_home); a plain program start is not one."""
     out: list[dict[str, JSON]] = []
     here = not is_compose_file(target)  # what a container's command changes is the container's
+    anywhere = not _inside(target, project)  # read by the agent in every project it starts in, not only this one
     for line in (tool_environment(extension_variables(x, target, project)) for x in lines[:MAX_CONFIG_COMMANDS]):
+        if anywhere and started_relative(line):  # `./serve` is whichever `serve` the next project holds
+            out.append({**_later_exec(line, target, program), "known": False})
+            continue
         analysed = [] if too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
         built = any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed)
         reaches = reaches_home(analysed, home, project) or named_script_runs_later(line, target, home, project)
@@ -131,6 +136,36 @@ def judged_later(lines: list[str], target: str, program: str, home: str, project
         # what it changes outside the project and scratch space, judged as the same change made now
         out += [{**e, "via": "tool", "deferred": True, "startup": target} for e in analysed if changes_outside(e, here)]
     return out
+
+
+def _inside(path: str, project: str) -> bool:
+    return bool(project) and path.startswith(project.rstrip("/") + "/")
+
+
+def started_relative(line: str) -> bool:
+    """A command line whose program, or the script its interpreter runs, is named relative to the directory it
+    starts in (`./serve`, `bin/mcp-server`, `node dist/server.js`): what runs depends on that directory."""
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return False
+    if not words:
+        return False
+    if _relative(words[0]):
+        return True
+    program = catalogue().get(words[0].rpartition("/")[2])
+    operands = [w for w in words[1:] if not w.startswith("-")]
+    script = operands[0] if operands and "-m" not in words else ""  # (`python -m pkg` names a module, not a file)
+    return bool(program and program.script_operand and script and _relative(script, _CODE_SUFFIX.search(script)))
+
+
+_CODE_SUFFIX = re.compile(r"\.(?:[cm]?[jt]s|py|sh|bash|rb|pl|php|lua)$")
+
+
+def _relative(word: str, file: object = None) -> bool:
+    """A path resolved against the directory the command starts in: a word with a `/` (or, for a script, a file's
+    name) that is not absolute, home-relative, a variable or a URL."""
+    return bool("/" in word or file) and not word.startswith(("/", "~", "$")) and "://" not in word
 
 
 # what a unit's command may not do unseen outside the project and scratch space: it runs whenever the unit starts

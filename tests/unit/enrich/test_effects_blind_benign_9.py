@@ -45,8 +45,8 @@ def test_a_clean_of_one_named_file_deletes_that_file_as_rm_would(command: str, p
 @pytest.mark.parametrize(
     ("command", "what"),
     [
-        ("git clean -fd -- tests/", "untracked-trees"),  # a directory: every untracked file below it
-        ("git clean -fd -- tests/regression", "untracked-trees"),
+        # (a directory the pathspec names is `rm -r DIR` of its untracked files since fixes43:
+        # test_effects_clean_pathspec.py)
         ("git clean -f -- 'tests/regression/*.py'", "untracked"),  # a pattern matches files not named
         ("git clean -f -- tests/regression/test_issue_9??.py", "untracked"),
         ("git clean -f -- ':!tests/regression/test_issue_812.py'", "untracked"),  # magic: all but this file

@@ -89,6 +89,9 @@ def test_sqlite_reads_dot_commands_from_stdin(tmp_path: Path) -> None:
     "command", ["echo '.tables' | sqlite3 dev.db", "cat dump.sql | sqlite3 dev.db", "sqlite3 dev.db < schema.sql"]
 )
 def test_sqlite_stdin_that_is_data_or_inert_runs_nothing(command: str, tmp_path: Path) -> None:
+    # a file fed to it is read as its SQL since fixes43 (code_files.py): here an inert schema
+    (tmp_path / "schema.sql").write_text("CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT);\n")
+    (tmp_path / "dump.sql").write_text("INSERT INTO users VALUES (1, 'a@example.com');\n")
     assert [e for e in ops(command, tmp_path, "exec") if not e.get("known", True)] == []
 
 

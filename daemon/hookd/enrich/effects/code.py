@@ -240,6 +240,10 @@ class CodeRuns:
         self.ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=not built, **_built(built))
         follow.scripts.append(text)
 
+    def handed_code(self, name: str, text: str, hook: Hook, follow: Followups) -> None:
+        """`text` is code in hook.lang that `name` runs (read from a file: code_files.py)."""
+        self._handed(name, text, hook, follow)
+
     def _inline(self, name: str, lang: str, text: str, follow: Followups, made: str = "") -> None:
         """Code in another language (`$` there is its own: `awk '{print $1}'`): the shell commands it runs as
         literals are exec effects of their own, walked as scripts; the files its calls name as literals are

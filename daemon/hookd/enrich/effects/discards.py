@@ -30,6 +30,7 @@ from hookd.enrich.paths import has_glob
 
 _TOP = ":/"  # pathspec magic: the top of the working tree (gitglossary(7), "pathspec")
 _CLEANED = frozenset({"untracked", "untracked-trees", "ignored"})  # what `git clean` loses (git.json)
+_UNTRACKED = frozenset({"untracked", "untracked-trees"})
 
 
 def discard_effects(
@@ -54,10 +55,13 @@ def discard_effects(
     if len(model.effects) == start:
         return sub == "clean"  # a clean changes nothing but what it deletes (`-n`: nothing; no `-f`: refused)
     judged = not (moved or model.stash_back or model.tree_touched) and sub in _READ_ON_DISK
-    if not judged or not _plain_globals(argv[1:sub_index]):
-        return False
     to_head = _to_head(sub, parsed, given)
-    if any(not _nothing_lost(e, to_head, model.readings) for e in model.effects[start:]):
+    if (
+        not judged
+        or not _plain_globals(argv[1:sub_index])
+        or not all(_nothing_lost(e, to_head, model.readings) for e in model.effects[start:])
+    ):
+        _as_removed(model.effects[start:])
         return False
     if model.unordered:  # a command later in the walk may run before it: kept aside until one changes the tree
         model.spared.extend(model.effects[start:])
@@ -290,10 +294,27 @@ def _pathspec(word: str, base: str, here: str, what: str, place: Place, model: L
     if what in _CLEANED and not (pattern or directory or whole or word.startswith(":")) and _one_file(path, word):
         model.add("delete", placed, "git")  # at most this one file goes, as `rm FILE` would take it
         return
+    if what in _UNTRACKED and directory and not (pattern or whole or word.startswith(":")) and not covers and path:
+        # a directory the pathspec names, below the tree the command works in (not through a link: git removes the
+        # link): what goes is the untracked files there, judged by what the disk holds, then as `rm -r DIR` takes
+        # them (`_as_removed`; git-clean(1): only paths matching the pathspec are affected); ignored files (`-x`,
+        # `.env`, local config the directory hides) stay a loss
+        linked = os.path.islink(os.path.join(here, fixed.rstrip("/"))) if here and fixed else False
+        model.add("delete", placed, "git", recursive=True, what=what, whole=False, named=not linked)
+        return
     extra: dict[str, Any] = {"pattern": word} if pattern else {}
     effect = model.add("delete", placed, "git", recursive=directory or whole, what=what, whole=whole, **extra)
     if not effect["known"]:
         _inside(effect, base, place, model)
+
+
+def _as_removed(effects: list[dict[str, Any]]) -> None:
+    """A clean of a directory its pathspec names (`named`) that still loses untracked files is a plain recursive
+    delete of that directory, as `rm -r DIR`: the rules judge its path."""
+    for effect in effects:
+        if effect.pop("named", False):
+            effect.pop("what", None)
+            effect.pop("whole", None)
 
 
 def _one_file(path: str, word: str) -> bool:

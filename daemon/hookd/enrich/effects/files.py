@@ -298,7 +298,7 @@ class FileEffects:
             sources, destination = operands[:-1], operands[-1]
         else:
             sources, destination = operands, ""
-        to = place(destination) if destination else None
+        to = _named(op, destination, place) if destination else None
         into = to is not None and _a_directory(destination, to, bool(targets), file_only)
         landed = False
         for source in sources:
@@ -526,6 +526,21 @@ def _is_link(words: list[str], place: Place) -> bool:
     placed = place(words[0]) if words else {}
     path = str(placed.get("raw") or "")  # as written: `path` is where the link leads
     return path.startswith("/") and os.path.islink(path.rstrip("/"))
+
+
+def _named(op: str, destination: str, place: Place) -> dict[str, Any]:
+    """Where a transfer lands: the destination as placed (through links: `cp` writes through one), but for a
+    link or a move onto an existing link to a file, that link itself, which `ln -sf` and `mv` replace (ln(1),
+    rename(2)) while the file it pointed at stays as it was."""
+    placed = place(destination)
+    parent, _, leaf = destination.rstrip("/").rpartition("/")
+    if op not in ("link", "move") or not leaf or leaf in (".", ".."):
+        return placed
+    where = place(parent or ("/" if destination.startswith("/") else "."))
+    own = f"{str(where.get('path') or '').rstrip('/')}/{leaf}"
+    if not where.get("path") or not os.path.islink(own) or os.path.isdir(own):
+        return placed
+    return {**where, "path": own, "raw": destination}
 
 
 def _a_directory(destination: str, to: Mapping[str, Any], target_option: bool, file_only: bool) -> bool:

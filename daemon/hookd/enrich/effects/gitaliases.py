@@ -3,12 +3,14 @@ have runs what an alias of its name stands for (`git config alias.wipe 'reset --
 as text, as git would: the system's `/etc/gitconfig`, `$XDG_CONFIG_HOME/git/config` (`~/.config/git/config`),
 `~/.gitconfig`, the repository's `config` (a linked worktree's `.git` file followed to its git directory and
 that one's common directory), and what each includes (`include.path`, `includeIf.*.path`, whatever the
-condition), a bounded number of regular files. The last definition read wins, as in git."""
+condition), a bounded number of regular files. The last definition read wins, as in git. The remotes' URLs are
+read the same way (`remote_urls`: a fetch or push runs an `ext::` URL's command)."""
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 from hookd.enrich.holdings import head
 
@@ -24,8 +26,30 @@ def configured(name: str, work_dir: str, home: str, xdg: str | None = None) -> l
     """What `alias.<name>` stands for in the configuration git reads working in `work_dir`: every definition
     found (the one git uses is among them), none when no file defines it. A file too long to read, or more files
     than are read, adds UNREAD."""
-    files = [*_system_and_user(home, xdg), *_repository_configs(work_dir)]
     wanted = name.lower()
+
+    def alias(section: str, subsection: str | None, key: str) -> bool:
+        return section == "alias" and (key == wanted if subsection is None else subsection.lower() == wanted)
+
+    return configured_values(alias, work_dir, home, xdg)
+
+
+def remote_urls(work_dir: str, home: str, xdg: str | None = None) -> list[str]:
+    """Every URL the configuration git reads in `work_dir` gives a remote (`remote.<name>.url`, `.pushurl`) or a
+    submodule (`submodule.<name>.url`): the places a fetch, pull or push there may contact (UNREAD as above)."""
+
+    def url(section: str, subsection: str | None, key: str) -> bool:
+        return section in ("remote", "submodule") and subsection is not None and key in ("url", "pushurl")
+
+    return configured_values(url, work_dir, home, xdg)
+
+
+def configured_values(
+    wanted: Callable[[str, str | None, str], bool], work_dir: str, home: str, xdg: str | None = None
+) -> list[str]:
+    """The values of the keys `wanted` selects (by section, subsection, key; lowercase but the subsection) in the
+    configuration files git reads working in `work_dir`, with their includes; UNREAD ends a partial reading."""
+    files = [*_system_and_user(home, xdg), *_repository_configs(work_dir)]
     found: list[str] = []
     pending = [(path, 0) for path in reversed(files)]
     read = 0
@@ -39,7 +63,7 @@ def configured(name: str, work_dir: str, home: str, xdg: str | None = None) -> l
             continue
         if len(text) > MAX_TEXT:
             return [*found, UNREAD]
-        values, includes = _aliases_and_includes(text, wanted)
+        values, includes = _values_and_includes(text, wanted)
         found.extend(values)
         if depth < MAX_DEPTH:  # an include is read where it stands; after the file's own keys here (superset)
             pending.extend((_expand(p, home, os.path.dirname(path)), depth + 1) for p in reversed(includes))
@@ -75,9 +99,9 @@ def _with_common(git_dir: str) -> list[str]:
     return [*shared, os.path.join(git_dir, "config"), os.path.join(git_dir, "config.worktree")]
 
 
-def _aliases_and_includes(text: str, wanted: str) -> tuple[list[str], list[str]]:
-    """The values `text` gives `alias.<wanted>` (`[alias] x = …`, or `[alias "x"] command = …`), and the paths it
-    includes."""
+def _values_and_includes(text: str, wanted: Callable[[str, str | None, str], bool]) -> tuple[list[str], list[str]]:
+    """The values `text` gives the keys `wanted` selects (`[alias] x = …`, `[alias "x"] command = …`), and the
+    paths it includes."""
     section, subsection = "", None
     values: list[str] = []
     includes: list[str] = []
@@ -89,7 +113,7 @@ def _aliases_and_includes(text: str, wanted: str) -> tuple[list[str], list[str]]
         if not key or line.lstrip().startswith(("#", ";")):
             continue
         name, given = key.group(1).lower(), _value(key.group(2) or "")
-        if section == "alias" and (name == wanted if subsection is None else subsection.lower() == wanted):
+        if wanted(section, subsection, name):
             values.append(given)
         elif section in ("include", "includeif") and name == "path" and given:
             includes.append(given)

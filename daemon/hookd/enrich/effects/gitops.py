@@ -20,7 +20,8 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.discards import discard_effects, note_tree, work_dir
 from hookd.enrich.effects.files import MAX_GUESSED
 from hookd.enrich.effects.forced_adds import forced_tree_adds
-from hookd.enrich.effects.gitaliases import UNREAD, configured
+from hookd.enrich.effects.gitaliases import UNREAD, configured, remote_urls
+from hookd.enrich.effects.gitremotes import CONTACTS, own_tool, stored_url_runs, transported
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
 from hookd.enrich.facts import is_unresolved as _dynamic
@@ -30,7 +31,7 @@ _SCOPE = ("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_")
 # out, no option whose value runs, no file it reads or writes here. (An alias of one of these names runs
 # only with `-c alias.…`, which comes before the subcommand.)
 _PLAIN = frozenset(
-    {"status", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
+    {"status", "rev-parse", "describe", "tag", "shortlog", "show-ref",
      "merge-base", "symbolic-ref", "for-each-ref", "mv", "init", "version", "help", "whatchanged"}
 )  # fmt: skip
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
@@ -119,7 +120,9 @@ def value_runs(key: str, value: str) -> bool:
     """Whether git runs something hookd cannot judge from `key = value` (an executing key, not a plain value)."""
     if key.lower().startswith("alias."):
         return alias_runs(value)
-    return executing(key) and not plain_value(key, value)
+    if stored_url_runs(key, value):
+        return True
+    return executing(key) and not plain_value(key, value) and not own_tool(key, value)
 
 
 def _config_pairs(argv: list[str], env: Mapping[str, str]) -> tuple[list[tuple[str, str]], int]:
@@ -184,6 +187,8 @@ def git_effects(
             model.add("exec", place(value), "git", code={"lang": "sh", "text": ""}, known=False, flow="exec-path")
         elif executing(key) and not key.lower().startswith("alias."):  # an alias runs only when it is the subcommand
             _runs(key, value, run, model)
+        elif stored_url_runs(key, value):  # `-c remote.x.url=ext::…`: what a contact of that remote runs
+            _runs(key, transport_command(transported(value)), run, model)
     if sub_index >= len(argv):
         return run
     sub = argv[sub_index]
@@ -196,7 +201,8 @@ def git_effects(
         argv.append("--force")  # clean.requireForce=false: `git clean -d` deletes as `-f` would
     rest = argv[sub_index + 1 :]
     _subcommand_runs(sub, rest, run, model)
-    _files(sub, rest, place, model)
+    _contacted(sub, str(place(work_dir(argv[1:sub_index])).get("path") or "."), model.home, xdg, (run, model))
+    run.scripts.extend(_files(sub, rest, place, model))
     tree = place(work_dir(argv[1:sub_index]))
     _tree_updated(sub, rest, tree, model)
     _stashed(sub, rest, tree, place, model)
@@ -296,10 +302,22 @@ def _subcommand_runs(sub: str, rest: list[str], run: GitRun, model: Ledger) -> N
         first, second = both.split(" ")
         if sub == first and rest[:1] == [second] and len(rest) > 1:
             _runs(f"git {both}", " ".join(rest[1:]), run, model)
-    for word in rest:  # `git clone 'ext::sh -c cmd% args' DIR`: the URL is a command git runs
-        prefix = next((p for p in data["command_transports"]["prefixes"] if word.startswith(p)), "")
-        if prefix:
-            _runs(f"git {sub} {prefix}", transport_command(word[len(prefix) :]), run, model)
+    for word in rest:  # `git clone 'ext::sh -c cmd% args' DIR`, `git remote add x 'ext::…'`: a command git runs
+        if command := transported(word):
+            _runs(f"git {sub} {word[: len(word) - len(command)]}", transport_command(command), run, model)
+
+
+def _contacted(sub: str, work: str, home: str, xdg: str | None, into: tuple[GitRun, Ledger]) -> None:
+    """A command that contacts remotes runs the command transports the configuration holds for them (stored by
+    an earlier `git remote add`, in this session or another): each judged as the command it is."""
+    if sub not in CONTACTS:
+        return
+    run, model = into
+    for url in remote_urls(work, home, xdg):
+        if url == UNREAD:
+            model.add("exec", None, "git", code={"lang": "sh", "text": ""}, known=False, key=f"git {sub}")
+        elif command := transported(url):
+            _runs(f"git {sub} remote.url", transport_command(command), run, model)
 
 
 _TRANSPORT_ESCAPES = {" ": " ", "%": "%", "s": "upload-pack", "S": "git-upload-pack"}
@@ -354,12 +372,14 @@ def _staged(rest: list[str], place: Place, model: Ledger) -> None:
             model.add("read", place(word), "git", guess=True, staged=True)
 
 
-def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
+def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> list[str]:
+    """The files the subcommand reads or writes here; the command lines a plain executing value runs later (judged
+    as themselves: `git config core.pager 'rm -rf ~'` is no tool of the project's)."""
     options = [w for w in rest if w.startswith("-")]
     operands = [w for w in rest if not w.startswith("-")]
     if sub == "config":
-        _config_write(rest, options, operands, place, model)
-    elif sub == "add":
+        return _config_write(rest, options, operands, place, model)
+    if sub == "add":
         _staged(rest, place, model)
         forced_tree_adds(rest, place, model)
     elif sub == "diff" and "--no-index" in options:
@@ -379,6 +399,7 @@ def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
     elif sub in ("apply", "am") and operands:
         for word in operands:
             model.add("read", place(word), "git")
+    return []
 
 
 # Subcommands that bring other commits' files into the working tree (git-pull(1), git-merge(1), git-rebase(1),
@@ -483,10 +504,10 @@ def _patched(sub: str, rest: list[str], options: list[str], place: Place, model:
             model.add("read", place(word), "git", history=True)
 
 
-def _config_write(rest: list[str], options: list[str], operands: list[str], place: Place, model: Ledger) -> None:
+def _config_write(rest: list[str], options: list[str], operands: list[str], place: Place, model: Ledger) -> list[str]:
     reading = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin", "--name-only"}
     if any(o in reading for o in options) or operands[:1] in (["get"], ["list"]):
-        return
+        return []
     unsets = operands[:1] == ["unset"] or any(o in ("--unset", "--unset-all", "--remove-section") for o in options)
     setting = operands[:1] == ["set"]
     if operands[:1] in (["set"], ["unset"]):
@@ -503,7 +524,7 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
         elif word.startswith("--file="):
             file = word[len("--file=") :]
     if not operands or (len(operands) == 1 and not unsets and not setting):
-        return  # `git config KEY`: git-config(1)'s older spelling of `git config get KEY`, a read
+        return []  # `git config KEY`: git-config(1)'s older spelling of `git config get KEY`, a read
     key = operands[0]
     value = operands[1] if len(operands) > 1 else ""
     runs = not unsets and value_runs(key, value)
@@ -512,6 +533,8 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
         if unsets:
             del model.git_config[key.lower()]
     model.add("write", place(file), "git", key=key, executes=runs, value=value)
+    plain = not unsets and executing(key) and key.lower() != "core.hookspath" and own_tool(key, value)
+    return [value] if plain else []
 
 
 def _clone(rest: list[str], operands: list[str], place: Place, model: Ledger) -> None:

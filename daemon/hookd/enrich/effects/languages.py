@@ -60,6 +60,7 @@ class _FileCall:
     pattern: re.Pattern[str]  # group `path` (and `to` for copy and move): the string literal it names
     recursive: bool
     recursive_when: re.Pattern[str] | None  # tried on group `opts`: the call's options say it is recursive
+    reader: str = ""  # op `include`: the program that reads the file's text as more code (`.read F`: sqlite3 < F)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ class _Language:
     escapes: bool = False  # its `runs` commands are string literals with C's backslash escapes (awk's `\"`)
     argv_runs: tuple[re.Pattern[str], ...] = ()  # a program run with literal arguments: groups `items`, `prog`
     bindings: tuple[re.Pattern[str], ...] = ()  # a name bound to a string literal: groups `var`, `value`
+    signals: tuple[re.Pattern[str], ...] = ()  # a signal sent to a process: groups `pid` (an expression), `sig`
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -101,6 +103,7 @@ def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
         pattern=re.compile(pattern),
         recursive=bool(spec.get("recursive", False)),
         recursive_when=re.compile(when) if when else None,
+        reader=str(spec.get("reader", "")),
     )
 
 
@@ -140,6 +143,7 @@ def _language(lang: str) -> _Language | None:
         escapes=spec.get("escapes") == "c",
         argv_runs=tuple(re.compile(pattern) for pattern in spec.get("argv_runs", ())),
         bindings=tuple(re.compile(pattern) for pattern in spec.get("bindings", ())),
+        signals=tuple(re.compile(pattern) for pattern in spec.get("signals", ())),
     )
 
 
@@ -172,6 +176,9 @@ def follow_code(lang: str, text: str) -> Followed:
     for pattern in language.runs:  # `fed`: a command fed what the code prints (awk's `print … | "sh"`)
         commands.extend(_run_command(match, language.escapes) for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
+    for pattern in language.signals:  # `process.kill(pid, 'SIGTERM')`: the `kill` it is, judged as itself
+        commands.extend([_signal_command(language, match, commands) for match in pattern.finditer(rest)])
+        rest = pattern.sub(" ", rest)
     if language.lexers:  # (first: a comment is no text an inert construct may end in: `COPY t TO 'f' -- TO STDOUT`)
         rest = "\n;\n".join(_uncommented(lexer, rest) for lexer in language.lexers)
     for pattern in language.inert:
@@ -188,6 +195,22 @@ def follow_code(lang: str, text: str) -> Followed:
     # (each file once: the lexers' readings of one text are joined, so a construct outside every comment is in each)
     files = list(dict.fromkeys(files))
     return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=(*files, *environment))
+
+
+UNKNOWN_PID = "${inline_pid}"  # a pid the code computes from what hookd does not follow (an argument, a value)
+
+
+def _signal_command(language: _Language, match: re.Match[str], ran: list[str]) -> str:
+    """The `kill` a signal call of inline code sends (`Process.kill(:TERM, File.read("x.pid").to_i)`): its signal,
+    and its pid as the code gets it, a number, or the text of a file it reads (`$(cat x.pid)`, as a shell's `kill
+    $(cat x.pid)` is looked up), or the output of the commands it ran (`kill "STOP", @p` after `qx(pgrep hookd)`,
+    as pycode's `os.kill` is read), else a pid not known."""
+    pid, sig = match.group("pid").strip(), (match.groupdict().get("sig") or "TERM").strip("'\": ")
+    sig = sig.upper().removeprefix("SIG") if not sig.isdigit() else sig
+    files = [m.group("path") for call in language.files if call.op == "read" for m in call.pattern.finditer(pid)]
+    computed = f"$({'; '.join(ran)})" if ran else UNKNOWN_PID
+    target = pid if pid.isdigit() else f"$(cat {_path_word(files[0], language.tilde)})" if files else computed
+    return f"kill -s {shlex.quote(sig or 'TERM')} {target}" if not sig.isdigit() else f"kill -{sig} {target}"
 
 
 def _uncommented(lexer: re.Pattern[str], text: str) -> str:
@@ -372,6 +395,8 @@ def _as_command(call: _FileCall, match: re.Match[str], tilde: bool) -> str:
     options = groups.get("opts") or ""
     recursive = call.recursive or bool(call.recursive_when and call.recursive_when.search(options))
     targets = [groups["path"]] + ([groups["to"]] if groups.get("to") is not None else [])
+    if call.op == "include":  # the file is more code of the same language: its reader fed it (code_files.py)
+        return f"{shlex.quote(call.reader)} < {_path_word(targets[0], tilde)}"
     if call.op == "fetch":
         targets.reverse()
     words = [shlex.quote(word) for word in _AS_COMMAND[(call.op, recursive)]]

@@ -22,11 +22,13 @@ from hookd.enrich.effects import beyond
 from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
+from hookd.enrich.effects.code_files import code_from_files
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
 from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.filters import names_from_pipe
 from hookd.enrich.effects.gitops import git_effects
+from hookd.enrich.effects.gitremotes import transports_allowed_later
 from hookd.enrich.effects.handed import WALKED_BY_THE_SHELL, is_command_line, launched_words
 from hookd.enrich.effects.hosted_stores import hosted_store_deletes
 from hookd.enrich.effects.languages import code_runs_nothing
@@ -37,7 +39,7 @@ from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, reveals_credential
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
-from hookd.enrich.effects.source_sets import sources_redirected
+from hookd.enrich.effects.source_sets import sources_redirected, startup_sources_redirected
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
     fed_text,
@@ -141,6 +143,8 @@ class EffectModel:
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
+        startup_sources_redirected(self.ledger, view, start)  # `export PIP_INDEX_URL=URL` in `~/.bashrc`
+        transports_allowed_later(self.ledger, view, start)  # `export GIT_ALLOW_PROTOCOL=ext:…` there
         configured_code(self.ledger, view, place, start)
         powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
         for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
@@ -246,7 +250,7 @@ class EffectModel:
             return follow
         parsed = parse(argv, program.table)
         used_secret(self.ledger, program, argv, view)
-        self._hooks(program, parsed, view, follow)
+        self._hooks(program, parsed, view, (place, follow))
         self._operands(program, parsed, argv, view, place, follow)
         compiled(self.ledger, program, parsed, view, place)
         sets_code(self.ledger, program, argv, place, follow)
@@ -267,10 +271,13 @@ class EffectModel:
             follow.origin = "tree"
         return follow
 
-    def _hooks(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
-        """What it runs that it is handed; a network program's (`ncat -e /bin/sh host port`) is fed the connection."""
+    def _hooks(self, program: Program, parsed: Parsed, view: CommandView, given: tuple[Place, Followups]) -> None:
+        """What it runs that it is handed, or reads from a file as its code (`psql -f F`, `psql < F`); a network
+        program's (`ncat -e /bin/sh host port`) is fed the connection."""
+        place, follow = given
         handed_from = len(self.ledger.effects)
         self.code.hooks(program, parsed, view, follow)
+        code_from_files(self.code, program, parsed, view, (place, follow))
         if runs_without_table(program) and view.name not in SHELLS and view.name not in WALKED_INLINE:
             untabled_code(self.ledger, view, follow)
         if program.network:

@@ -90,7 +90,8 @@ def lookup_words(target: str, built: Mapping[str, str], fed: tuple[str, ...]) ->
     $p`, `for p in $(…)`, `pgrep x | while read p`), or, for xargs' input, the commands before it in the pipeline
     (`fed`). A substitution that lists every process (`ps -e -o pid=`, `ps aux`) looks up every name (EVERY_NAME)."""
     texts = [target, *(built[n] for n in _NAMED.findall(target) if n in built)]
-    words: list[str] = []
+    texts += [built[n] for text in texts[1:] for n in _NAMED.findall(text) if n in built]  # `pid=$(basename "$d")`
+    words: list[str] = [EVERY_NAME] if any(_PROCESS_TABLE.search(text) for text in texts) else []
     for match in (m for text in texts for m in _SUBSTITUTION.finditer(text)):
         text = match.group(1) or match.group(2) or ""
         if lists_every_process(text) or EVERY_NAME in _through_pipes(text):
@@ -107,6 +108,12 @@ def lookup_words(target: str, built: Mapping[str, str], fed: tuple[str, ...]) ->
         words.extend(fed)
     every = [EVERY_NAME] if EVERY_NAME in words else []  # first: the cut below keeps it
     return [*every, *(w for w in words if w and not w.startswith("-") and w != EVERY_NAME)][:_LOOKUP_WORDS]
+
+
+# A PID read off the process table's directory (proc(5): one `/proc/PID` entry per process): a glob or a variable
+# over its entries (`for p in /proc/[0-9]*`, `${p#/proc/}`, `$(basename "$d")` of `/proc/*/`), or a pattern of
+# numbers left where the glob was (`[0-9]*`): any process, the guard among them.
+_PROCESS_TABLE = re.compile(r"/proc/(?:[*?\[]|\$)|^\[0-9\]|^[0-9]*[*?]")
 
 
 def _through_pipes(text: str) -> list[str]:

@@ -104,7 +104,7 @@ def _signal_to(ledger: Ledger, name: str, target: str, match: str, view: Command
     """A signal (or a limit, an attach) to `target`; one built when the shell runs from what a lookup prints
     (`kill $(pgrep -f x)`, `pgrep -f x | xargs kill`) has that lookup's words as `lookup`: the process it
     names is the target (`pidof hookd`, `systemctl show -p MainPID hookd`, `cat /run/hookd.pid`)."""
-    lookup = lookup_words(target, view.built, view.fed) if match == "pid" else []
+    lookup = lookup_words(target, {**view.variables, **view.built}, view.fed) if match == "pid" else []
     if lookup:
         extra["lookup"] = lookup
     elif match == "pid" and (running := running_names(target)):

@@ -9,6 +9,7 @@ import shlex
 from collections.abc import Iterable
 from typing import Any
 
+from hookd.enrich.effects.code_files import files_printed
 from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.processes import piped_words
 from hookd.enrich.patches import PATCH_PROGRAMS, as_commands, redirected_text, shell_patch
@@ -331,6 +332,7 @@ class _Builder(BuilderState):
         marked = frozenset(w[len(LITERAL_MARK) :] for w in simple.words if w.startswith(LITERAL_MARK))
         literal = self._literal = marked | self._frame_literal  # (`f(){ printf "$@"; }; f 'a $b'`: "$@" is the text)
         echoed = printed_text(name, argv, self._literal, stdin)  # also `nohup printf …`
+        piped = None if echoed is not None else files_printed(argv, lambda w: self._path(w, cwd), self.model.ledger)
         peeled = tuple(words[: len(words) - len(argv)]) if wrappers and len(words) > len(argv) else ()
         follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), (echoed, peeled))
         for script in follow.scripts:
@@ -346,7 +348,7 @@ class _Builder(BuilderState):
         if name in ("cd", "pushd", "popd"):  # a target a substitution prints, put as it (`cd "$(pwd)/src"`)
             meanings = (self._functions, self._aliases, env, self.state.variables)
             self.state.chdir(name, cd_words(argv, cwd, meanings), cwd, env)
-        out = echoed
+        out = echoed if echoed is not None else piped  # (`$(cat f)` stays unknown: only a pipe reads the text)
         if name in self._functions and name not in wrappers and depth < self.max_depth:
             self._called.add(name)
             body = with_assigns(self._functions[name], simple.assigns)  # `X=v f`: X is in f's commands' env
@@ -366,6 +368,9 @@ class _Builder(BuilderState):
             cdpath = "CDPATH" in env or "CDPATH" in self.state.variables  # `cd d` prints where it went
             self._gathering[1].append(output(argv, echoed, cdpath) if name not in self._functions else None)
         return follow.origin
+
+    def _path(self, word: str, cwd: _Cwd) -> str:
+        return str(self.state.place(word, cwd).get("path") or "")
 
     def _unaliased(self, words: list[str], depth: int, cwd: _Cwd, sudo: bool) -> list[str]:
         """The words of a command whose first word is an alias (or a `hash -p` name) the line defined: a value
