@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,6 +40,7 @@ class ScriptRunner:
     short_arg: str = ""  # short options that take a value (skipped before a joined script)
     long_arg: frozenset[str] = frozenset()
     subcommands: frozenset[str] = frozenset()  # when given, only after one of these (tmux)
+    env_option: str = ""  # a short option whose value, NAME=VALUE, the script runs with set (tmux's `-e`)
 
 
 SCRIPT_RUNNERS: dict[str, ScriptRunner] = {
@@ -46,7 +48,7 @@ SCRIPT_RUNNERS: dict[str, ScriptRunner] = {
     "flock": ScriptRunner(("-c", "--command")),
     "runuser": ScriptRunner(("-c", "--command")),
     "watch": ScriptRunner(joined=True, short_arg="nq", long_arg=frozenset({"interval", "equexit"})),
-    "tmux": ScriptRunner(joined=True, short_arg="ceFnstxyLST", subcommands=frozenset(
+    "tmux": ScriptRunner(joined=True, short_arg="ceFnstxyLST", env_option="-e", subcommands=frozenset(
         {"new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp",
          "respawn-window", "respawnw", "send-keys", "send", "run-shell", "run"}
     )),
@@ -83,9 +85,21 @@ def script_of(name: str, argv: list[str]) -> str | None:
         k = next((j + 1 for j, a in enumerate(argv[1:], start=1) if a in runner.subcommands), 0)
         if k == 0:
             return None
-    k = _skip(argv, k, runner.short_arg, runner.long_arg)
+    start, k = k, _skip(argv, k, runner.short_arg, runner.long_arg)
     words = [w for w in argv[k:] if w not in ("Enter", "C-m", "KPEnter")]
-    return " ".join(words) or None
+    script = " ".join(words)
+    return f"{_handed_env(argv[start:k], runner.env_option)}{script}" if script else None
+
+
+def _handed_env(options: list[str], option: str) -> str:
+    """The assignments a runner's environment option hands its script, spelled as the script's own prefix:
+    `tmux new-session -e NAME=VALUE CMD` starts CMD with NAME set (tmux(1), new-session and new-window `-e`)."""
+    if not option:
+        return ""
+    values = [options[j + 1] for j, w in enumerate(options[:-1]) if w == option]
+    values += [w[len(option) :] for w in options if w.startswith(option) and len(w) > len(option)]
+    pairs = (v.partition("=") for v in values)
+    return "".join(f"{n}={shlex.quote(v)} " for n, eq, v in pairs if eq and re.fullmatch(r"[A-Za-z_]\w*", n))
 
 
 def handed(name: str, argv: list[str]) -> frozenset[str]:
