@@ -193,3 +193,62 @@ def test_qwens_mcp_add_of_an_unguarded_agent_is_denied(world: tuple[Path, Path])
     assert shell_outcome(home, project, line) == "deny"
     line = "qwen mcp add --scope user --transport http team-tools https://mcp.example.com/mcp"
     assert shell_outcome(home, project, line) == "allow"
+
+
+# --- a host naming this machine ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "scp -q /tmp/open.toml localhost:.config/hookd/config.toml",
+        "ssh -o BatchMode=yes localhost 'systemctl --user stop hookd.socket hookd.service'",
+        "ssh -p 2222 me@127.0.0.1 'rm -rf ~/.config/hookd'",
+    ],
+)
+def test_a_copy_or_command_sent_to_this_machine_is_judged_here(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "deny"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["scp build/app.tar.gz deploy@staging.example.com:/srv/", "ssh localhost uptime", "scp notes.txt localhost:/tmp/n"],
+)
+def test_an_everyday_copy_or_command_to_a_host_passes(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "allow"
+
+
+# --- fish's `-c` string walked, and its exported universal variables ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "fish -c 'set -Ux KILO_PURE 1'",
+        "fish -c 'set --universal --export CODEX_HOME /tmp/cx'",
+        "fish -c 'rm -rf ~/.config/hookd'",
+    ],
+)
+def test_what_fish_c_runs_is_judged(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "deny"
+
+
+@pytest.mark.parametrize("line", ["fish -c 'set -Ux EDITOR nvim'", "fish -c 'set -x CODEX_HOME /tmp/cx'", "set -e"])
+def test_an_everyday_fish_variable_passes(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world  # a global (not universal) variable lives only as long as that fish
+    assert shell_outcome(home, project, line) == "allow"
+
+
+# --- a makefile's exported variables reach its recipes ---
+
+
+def test_a_makefiles_export_reaches_its_recipes(world: tuple[Path, Path]) -> None:
+    home, project = world
+    text = 'export CLAUDE_CODE_SIMPLE := 1\\nreview:\\n\\tclaude -p "review"\\n'
+    line = f"printf '{text}' > /tmp/r.mk && make -f /tmp/r.mk"
+    assert shell_outcome(home, project, line) == "deny"
+    line = "printf 'export NODE_ENV := test\\ntest:\\n\\tnpm test\\n' > /tmp/t.mk && make -f /tmp/t.mk test"
+    assert shell_outcome(home, project, line) == "allow"

@@ -22,6 +22,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hookd.enrich.effects.sends import this_machines_path
 from hookd.enrich.effects.words import system_program
 from hookd.enrich.kernel_code import kernel_code_line
 from hookd.enrich.shell.containers import container_spawns, engine_api_spawns, engine_subcommand
@@ -67,6 +68,8 @@ def script_of(name: str, argv: list[str]) -> str | None:
     if _IPYTHON.fullmatch(name):
         code = next((argv[k + 1] for k, a in enumerate(argv[1:-1], start=1) if a == "-c"), None)
         return kernel_code_line(code) if code is not None else None
+    if name == "ssh":
+        return _local_ssh_script(argv)
     runner = SCRIPT_RUNNERS.get(name)
     if runner is None:
         return None
@@ -89,6 +92,20 @@ def script_of(name: str, argv: list[str]) -> str | None:
     words = [w for w in argv[k:] if w not in ("Enter", "C-m", "KPEnter")]
     script = " ".join(words)
     return f"{_handed_env(argv[start:k], runner.env_option)}{script}" if script else None
+
+
+# ssh(1)'s options that take a value (its SYNOPSIS)
+_SSH_VALUES = "BbcDEeFIiJLlmOoPpQRSWw"
+
+
+def _local_ssh_script(argv: list[str]) -> str | None:
+    """`ssh localhost CMD`: ssh runs CMD through the login shell of the host it names; when that host is this
+    machine (sends.this_machines_path), CMD is run here, outside the agent's hooks, and is walked as a script."""
+    k = _skip(argv, 1, _SSH_VALUES, frozenset())
+    if k >= len(argv) - 1:
+        return None
+    host = argv[k].split("://", 1)[1].split("/", 1)[0] if "://" in argv[k] else argv[k]  # ssh://[user@]host[:port]
+    return " ".join(argv[k + 1 :]) if this_machines_path(host + ":", "/") is not None else None
 
 
 def _handed_env(options: list[str], option: str) -> str:

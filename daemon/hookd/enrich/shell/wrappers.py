@@ -276,7 +276,9 @@ _WRAPPERS: dict[str, Peel] = {
 _SUDO = frozenset({"sudo", "doas"})
 # wrappers that act on a running process when given no command (their catalogue entry's `pid_options`)
 _ACTS_ALONE = frozenset({"strace", "ltrace", "ionice", "prlimit", "choom", "taskset", "chrt", "renice"})
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
+# fish (https://fishshell.com/docs/current/cmds/fish.html: `-c`/`--command` runs the string) writes commands as
+# words the same way for a simple command, so its `-c` string is walked as sh's: what it runs is seen
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"})
 _INLINE = _SHELLS | {"eval", "su", "trap"}
 
 
