@@ -252,3 +252,16 @@ def test_a_makefiles_export_reaches_its_recipes(world: tuple[Path, Path]) -> Non
     assert shell_outcome(home, project, line) == "deny"
     line = "printf 'export NODE_ENV := test\\ntest:\\n\\tnpm test\\n' > /tmp/t.mk && make -f /tmp/t.mk test"
     assert shell_outcome(home, project, line) == "allow"
+
+
+# --- a VS Code task run when the folder opens ---
+
+
+def test_a_task_run_when_the_folder_opens_is_judged_as_the_start_it_makes(world: tuple[Path, Path]) -> None:
+    home, project = world
+    task = '{"label": "warm", "type": "shell", "command": "env CLAUDE_CODE_SIMPLE=1 claude -p x", "runOptions": %s}'
+    path = str(project / ".vscode/tasks.json")
+    opened = {"path": path, "file_text": '{"version": "2.0.0", "tasks": [%s]}' % (task % '{"runOn": "folderOpen"}')}
+    assert agent_outcome("copilot", home, project, "create", opened) == "deny"
+    by_hand = {"path": path, "file_text": '{"version": "2.0.0", "tasks": [%s]}' % (task % "{}")}
+    assert agent_outcome("copilot", home, project, "create", by_hand) == "allow"
