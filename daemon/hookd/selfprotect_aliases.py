@@ -1,10 +1,10 @@
 """The agents a command line left for later starts without hookd's hooks (gaps38): an alias left in a startup file
 runs its value whenever its name is typed (`alias codex='codex --disable hooks'` starts every later Codex session
-with its hooks off), and a unit or an autostart entry a file tool writes runs its `Exec*=` lines when started or at
-login. The effect model keeps the aliases a startup text defines on its write (`aliases`, enrich/effects/
-later_lines); a started file's lines are read from the text the tool leaves (enrich/build_files). Each is judged
-here as the start of the agent it names is (hookd.dialects.launch), its leading assignments (`alias
-gemini='GEMINI_CLI_HOME=/tmp/g gemini'`) set for it."""
+with its hooks off), a unit or an autostart entry a file tool writes runs its `Exec*=` lines when started or at
+login, and a VS Code task marked `runOn: folderOpen` runs when the folder opens. The effect model keeps the aliases
+a startup text defines on its write (`aliases`, enrich/effects/later_lines); a started file's lines are read from
+the text the tool leaves (enrich/build_files). Each is judged here as the start of the agent it names is
+(hookd.dialects.launch), its leading assignments (`alias gemini='GEMINI_CLI_HOME=/tmp/g gemini'`) set for it."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from typing import Any
 from hookd.dialects.approvals import approvals_off
 from hookd.dialects.launch import agents_started, unguarded_start
 from hookd.dialects.registry import AGENTS
-from hookd.enrich.build_files import is_started_file, make_lines
+from hookd.enrich.build_files import is_editor_tasks, is_started_file, make_lines
 from hookd.enrich.edit_texts import texts_after
 from hookd.enrich.effects.catalogue import runs_anything
+from hookd.enrich.shell.wrappers import _peel as peel_wrappers
 from hookd.types import JSON, NormalisedEvent
 
 
@@ -39,7 +40,8 @@ def _left_lines(event: NormalisedEvent, effect: dict[str, Any]) -> list[tuple[st
     if isinstance(aliases, dict):
         return [(f"alias {name}", str(value)) for name, value in aliases.items()]
     path, tool = effect.get("path"), event.tool
-    if effect.get("op") != "write" or not isinstance(path, str) or not is_started_file(path) or tool is None:
+    started = isinstance(path, str) and (is_started_file(path) or is_editor_tasks(path))
+    if effect.get("op") != "write" or not isinstance(path, str) or not started or tool is None:
         return []
     texts = texts_after(path, tool.input, tool.spec, True) if tool.spec is not None else None
     return [(path, line) for text in texts or () for line in make_lines(path, text)]
@@ -54,6 +56,9 @@ def _unguarded(value: str, current: Mapping[str, str], cwd: str) -> list[tuple[s
     while words and "=" in words[0] and not words[0].startswith(("-", "=")):
         key, _, val = words.pop(0).partition("=")
         assigned[key] = val
+    handed: dict[str, str] = {}
+    words, _wrappers = peel_wrappers(words, handed)  # `env X=1 claude`, `nohup claude`: the agent they start
+    assigned.update(handed)
     if not words:
         return []
     found = agents_started(words[0].rsplit("/", 1)[-1], words, AGENTS)

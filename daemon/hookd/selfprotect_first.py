@@ -29,7 +29,7 @@ from typing import Any
 
 from hookd.dialects.launch import starting_words
 from hookd.dialects.registry import AGENTS
-from hookd.enrich.build_files import is_started_file
+from hookd.enrich.build_files import is_editor_tasks, is_started_file
 from hookd.enrich.paths import event_home
 from hookd.selfprotect import _NOT_WRITING, ProtectedSet, _ancestry, _dicts, _first_words, _reached
 from hookd.selfprotect_installs import pinned_installs
@@ -82,7 +82,7 @@ def _left_for_later(effect: dict[str, Any]) -> bool:
     if effect.get("sets") or effect.get("aliases"):
         return True
     path = effect.get("path")
-    return effect.get("op") == "write" and isinstance(path, str) and is_started_file(path)
+    return effect.get("op") == "write" and isinstance(path, str) and (is_started_file(path) or is_editor_tasks(path))
 
 
 def _commands(shell: object) -> object:

@@ -91,9 +91,9 @@ def unguarded_start(
     for var in spec.install.hooks_off_env:
         if var in assigned:
             return f"{var} set for it switches hookd's hooks off"
-    for var in relocating_env(spec):
-        if var in assigned and assigned[var] != current.get(var):
-            return f"{var} set for it moves the settings that hold hookd's hooks"
+    moved = [v for v in relocating_env(spec) if v in assigned and assigned[v] != current.get(v)]
+    if moved and _surface_moved(spec, {v: assigned[v] for v in moved}, current, cwd):
+        return f"{moved[0]} set for it moves the settings that hold hookd's hooks"
     env = {**current, **assigned}
     changed = _settings_changed(spec, argv)
     if changed:
@@ -107,6 +107,25 @@ def unguarded_start(
                 given = f"{word.split('=', 1)[0]} {value[:80]}" if option.takes else word
                 return f"{given} switches hookd's hooks off"
     return ""
+
+
+def _surface_moved(spec: AgentSpec, assigned: Mapping[str, str], current: Mapping[str, str], cwd: str) -> bool:
+    """Whether the variables put any file of the agent's tamper surface (its hook settings, their switches, trust
+    and what brings hooks in, every scope: AgentSpec.tamper_surface) somewhere other than the caller's own: a
+    relocation given the place the agent reads anyway (`CLAUDE_CONFIG_DIR=$HOME/.claude`) moves nothing. A
+    variable the surface does not follow (a probe value leaves it as it was: OPENCODE_CONFIG names a file loaded
+    beside the others) cannot be shown to move nothing."""
+    try:
+        before = _surface(spec, current, cwd)
+        if any(_surface(spec, {**current, v: "/nonexistent/hookd-probe"}, cwd) == before for v in assigned):
+            return True
+        return _surface(spec, {**current, **assigned}, cwd) != before
+    except (OSError, ValueError, KeyError):
+        return True
+
+
+def _surface(spec: AgentSpec, env: Mapping[str, str], cwd: str) -> frozenset[Path]:
+    return frozenset(s.path for s in spec.tamper_surface(Path(env.get("HOME") or "/"), Path(cwd), env))
 
 
 _REMOTE_TRANSPORTS = frozenset({"http", "sse", "streamable-http"})

@@ -35,6 +35,7 @@ from hookd.dialects.spec import (
     InstallSpec,
     JSONObject,
     Option,
+    SettingsCommand,
     SubAgents,
     Switch,
     system_path,
@@ -203,6 +204,9 @@ SPEC = AgentSpec(
         hooks_off_env=("QWEN_CODE_SAFE_MODE", "QWEN_CODE_SIMPLE"),
         unguarded_options=(Option(("--safe-mode",)), Option(("--bare",))),
         run_order=("project", "user", "system"),  # a later hook's nested allow overrides hookd's deny
+        # `qwen mcp add [--scope user] NAME CMD` adds a stdio server Qwen starts outside its hooks, as Gemini CLI's
+        # (https://qwenlm.github.io/qwen-code-docs/1.x/en/users/mcp/; a URL or `--transport http` is remote)
+        settings_commands=(SettingsCommand(("mcp", "add"), "server"),),
     ),
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
     project_dir_env="QWEN_PROJECT_DIR",

@@ -19,6 +19,7 @@ import shlex
 
 from hookd.enrich.effects.compose import MAX_SERVICES
 from hookd.enrich.effects.configtext import makefile_commands
+from hookd.jsonc import loads as jsonc_loads
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 _COMPOSE = re.compile(r"(?:docker-)?compose(?:\.[\w-]{1,64})?\.ya?ml")
@@ -103,10 +104,37 @@ def desktop_commands(text: str) -> list[str]:
     return lines[:MAX_SERVICES]
 
 
+def is_editor_tasks(path: str) -> bool:
+    """A workspace's VS Code tasks (https://code.visualstudio.com/docs/editor/tasks)."""
+    return path.endswith("/.vscode/tasks.json")
+
+
+def folder_open_commands(text: str) -> list[str]:
+    """The command lines of the tasks VS Code runs when the folder opens (`"runOptions": {"runOn": "folderOpen"}`,
+    its tasks page, "Run behavior"): each task's `command` and its `args`, as the shell it starts them in reads
+    them. A text that is not such JSON runs nothing known here."""
+    try:
+        doc = jsonc_loads(text)
+    except ValueError:
+        return []
+    tasks = doc.get("tasks") if isinstance(doc, dict) else None
+    lines = []
+    for task in tasks if isinstance(tasks, list) else []:
+        run = task.get("runOptions") if isinstance(task, dict) else None
+        command = task.get("command") if isinstance(task, dict) else None
+        if isinstance(run, dict) and run.get("runOn") == "folderOpen" and isinstance(command, str):
+            args = [a for a in task.get("args") or [] if isinstance(a, str)]
+            lines.append(" ".join([command, *map(shlex.quote, args)]))
+    return lines
+
+
 def make_lines(path: str, text: str) -> list[str]:
-    """The shell lines a makefile's recipes run, or the commands a pom's exec configurations start."""
+    """The shell lines a makefile's recipes run, the commands a pom's exec configurations start, or the tasks an
+    editor runs when the folder opens."""
     if is_makefile(path):
         return makefile_commands(text)
+    if is_editor_tasks(path):
+        return folder_open_commands(text)
     if is_unit_file(path):
         return unit_commands(text)
     if is_autostart_entry(path):

@@ -23,6 +23,8 @@ from hookd.enrich.cli_tools import cli_line, pod_lines
 from hookd.enrich.command_files import frontmatter, is_command_file, is_markdown
 from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, texts_after
 from hookd.enrich.effects.configtext import quiet_setting
+from hookd.enrich.effects.env_files import environment_set
+from hookd.enrich.effects.tmpfiles import configured_changes, is_tmpfiles_config
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
 from hookd.enrich.env_template import mark_templates
 from hookd.enrich.gitconfig_text import (
@@ -235,6 +237,9 @@ def _runs_at_start(
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
+        if effect["op"] == "write" and isinstance(path, str):
+            _environment_kept(effect, path, tool_input, spec)
+            later += _configured_later(path, tool_input, spec, program, homes[0])
         if effect["op"] != "write" or not isinstance(path, str) or not may_run_at_start(path, homes):
             continue
         if spec.patches:  # a patch: what it adds there
@@ -261,6 +266,30 @@ def _runs_at_start(
         later.append({**unknown_effect("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,
                       "startup": path})  # fmt: skip
     return later
+
+
+def _environment_kept(effect: dict[str, JSON], path: str, tool_input: Mapping[str, Any], spec: ToolSpec) -> None:
+    """The variables the file the tool leaves hands every later session (mise's `[env]`, fish's universal
+    variables, VS Code's terminal environment: env_files), kept on the write as a startup file's are (`sets`)."""
+    found: dict[str, JSON] = {}
+    for text in texts_after(path, tool_input, spec, True) or []:
+        found.update(environment_set(path, text))
+    if found:
+        effect["sets"] = found
+
+
+def _configured_later(
+    path: str, tool_input: Mapping[str, Any], spec: ToolSpec, program: str, home: str
+) -> list[dict[str, JSON]]:
+    """A tmpfiles.d configuration the tool leaves: the changes systemd-tmpfiles makes of what it names, later."""
+    if not is_tmpfiles_config(path):
+        return []
+    texts = texts_after(path, tool_input, spec, True) or []
+    return [
+        {**unknown_effect(op, program), "path": target, "known": True, "recursive": tree, "class": "",
+         "deferred": True, "startup": path}
+        for text in texts for op, target, tree in configured_changes(path, text, home)
+    ]  # fmt: skip
 
 
 def _unnamed_write(

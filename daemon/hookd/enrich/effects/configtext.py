@@ -73,11 +73,24 @@ def makefile_commands(makefile: str) -> list[str]:
     (https://www.gnu.org/software/make/manual/html_node/Reference.html); one level, the last definition of a name.
     A name the makefile does not define has make's own default, if make has one (`$(RM)`: make_defaults.json)."""
     values: dict[str, str] = dict(_make_defaults())
+    exported: list[str] = []
     for line in makefile.splitlines():
-        if not line.startswith("\t") and (m := _MAKE_ASSIGN.fullmatch(line.strip())):
+        if line.startswith("\t"):
+            continue
+        setting = line.strip()
+        if m := _MAKE_EXPORT.fullmatch(setting):  # `export NAME := VALUE`: in every recipe's environment
+            exported.append(m.group(2))
+            setting = m.group(1)
+        if m := _MAKE_ASSIGN.fullmatch(setting):
             values[m.group(1)] = _as_shell(m.group(2))
     expand = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-    return [expand.sub(lambda m: values.get(m.group(1), m.group(0)), r) for r in _recipes(makefile)]
+    env = "".join(f"export {n}={shlex.quote(values[n])}; " for n in dict.fromkeys(exported) if n in values)
+    return [env + expand.sub(lambda m: values.get(m.group(1), m.group(0)), r) for r in _recipes(makefile)]
+
+
+# GNU make's `export` directive (https://www.gnu.org/software/make/manual/html_node/Variables_002fRecursion.html):
+# the variable, defined on the same line or elsewhere, is put in the environment of every recipe's shell
+_MAKE_EXPORT = re.compile(r"export[ \t]+(([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]*(?:\?|::?|\+)?=.*)?)")
 
 
 @functools.cache

@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Mapping
 
 from hookd.enrich.effects.catalogue import Program, catalogue
+from hookd.enrich.effects.env_commands import env_tables_written
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import option_commands
 from hookd.enrich.effects.options import Parsed
@@ -132,6 +133,7 @@ def named_changes(ledger: Ledger, program: Program, parsed: Parsed, view: Comman
     deletes_named(ledger, program, view.argv)
     environment_written(ledger, program, parsed, view.argv, place)
     manager_environment(ledger, program, parsed, {**view.variables, **view.env})
+    env_tables_written(ledger, program, parsed, place)
     unit_files_written(ledger, program, parsed, place)
     stores_cleared(ledger, program, parsed)
     removed_below(ledger, program, parsed, place)
@@ -143,7 +145,8 @@ _MAX_ENTRIES = 256
 def removed_below(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
     """`pyenv uninstall 3.11.9`, `uv python uninstall 3.11`: a manager removes, by the names it is given, entries
     of a directory of its own (programs.json `removes_below`): each entry the name selects, as the directory is at
-    decision time, is deleted whole (`--all`: every entry); a name that selects none removes nothing."""
+    decision time, is deleted whole (`--all`, or an entry whose `match` is `all`, `pipx uninstall-all`: every
+    entry); a name that selects none removes nothing."""
     for words, directory, match in program.removes_below:
         if parsed.operands[: len(words)] != list(words):
             continue
@@ -152,7 +155,7 @@ def removed_below(ledger: Ledger, program: Program, parsed: Parsed, place: Place
             entries = sorted(os.listdir(base))[:_MAX_ENTRIES]
         except OSError:
             continue
-        everything = any(o == "--all" for o, _ in parsed.options)
+        everything = match == "all" or any(o == "--all" for o, _ in parsed.options)
         names = parsed.operands[len(words) :]
         for entry in entries:
             if everything or any(_selects(entry, name, match) for name in names):

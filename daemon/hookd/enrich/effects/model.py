@@ -25,6 +25,7 @@ from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command,
 from hookd.enrich.effects.code_files import code_from_files
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
 from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_deletes, served, sets_code
+from hookd.enrich.effects.env_files import environment_set
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.filters import names_from_pipe
 from hookd.enrich.effects.gitops import git_effects
@@ -40,6 +41,7 @@ from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, re
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
 from hookd.enrich.effects.source_sets import sources_redirected, startup_sources_redirected
+from hookd.enrich.effects.tmpfiles import configured_changes, is_tmpfiles_config
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
     fed_text,
@@ -169,6 +171,10 @@ class EffectModel:
             if effect["op"] != "write":
                 continue  # each test below is of a write (_shadowed and _home_code return at once for another op)
             path = effect["path"]
+            if path and (found := environment_set(path, self._written_text(effect, view) or "")):
+                effect["sets"] = found  # a file of another program's that hands later sessions these variables
+            if path and is_tmpfiles_config(path):
+                _configured_later(self.ledger, path, self._written_text(effect, view) or "")
             if not path or not may_run_at_start(path, (self.ledger.home,)):  # neither a startup file nor a hijack
                 _home_code(self.ledger, effect, view)
                 continue
@@ -181,11 +187,7 @@ class EffectModel:
             if lang is None:
                 _home_code(self.ledger, effect, view)
                 continue
-            text = self.ledger.contents.get(path) or placed_text(effect, self.ledger.effects)
-            if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
-                text = view.stdin_text
-            if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
-                text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
+            text = self._written_text(effect, view)
             if text is not None and quiet_setting(effect, path, text, lang, self.ledger.home):
                 continue
             if text is None and lang == "sh" and _own_setup(view, path):
@@ -198,6 +200,16 @@ class EffectModel:
             elif text:  # a unit's `ExecStart=`, a D-Bus service's `Exec=`: its command lines, judged as themselves
                 follow.scripts.extend(file_commands(text))
             return
+
+    def _written_text(self, effect: dict[str, Any], view: CommandView) -> str | None:
+        """The text the write `effect` puts in its file, where the line shows it: what the shell wrote there, the
+        text a link or copy placed, what echo, printf, tee or cat were given."""
+        text = self.ledger.contents.get(effect["path"]) or placed_text(effect, self.ledger.effects)
+        if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
+            text = view.stdin_text
+        if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
+            text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
+        return text
 
     def _built_program(self, view: CommandView) -> None:
         """`$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints (`eval "$(pyenv init -)"`:
@@ -563,3 +575,10 @@ def _shadowed(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) 
     # a directory copied in puts names hookd does not see; a file copied, moved or linked keeps its own
     landing = [None if e.get("recursive") and e["op"] == "copy" else str(e["path"]).rsplit("/", 1)[-1] for e in sources]
     return shadows(path, home, landing)
+
+
+def _configured_later(ledger: Ledger, config: str, text: str) -> None:
+    """A tmpfiles.d configuration written: the changes systemd-tmpfiles makes of what it names, later."""
+    for op, target, tree in configured_changes(config, text, ledger.home):
+        placed = {"raw": target, "path": target, "in_project": False}
+        ledger.add(op, placed, "systemd-tmpfiles", recursive=tree, deferred=True, startup=config)

@@ -168,6 +168,8 @@ class Program:
     environment_writes: tuple[tuple[tuple[str, ...], frozenset[str], bool], ...] = ()
     # (words, form): the manager's environment set (`set-environment A=B`: `assignments`; `setenv A B`: `pairs`)
     manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
+    # `mise set [-g] NAME=V`: the config whose `[env]` it writes (env_commands.env_tables_written)
+    env_tables: tuple[Mapping[str, Any], ...] = ()
     unit_files: Mapping[str, str] = field(default_factory=dict)  # `systemctl edit`: a drop-in, `link`: a link
     # (words, directory, match): `pyenv uninstall 3.11.9` removes the entry of its own directory the name selects
     removes_below: tuple[tuple[tuple[str, ...], str, str], ...] = ()

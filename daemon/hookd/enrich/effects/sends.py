@@ -11,6 +11,7 @@ not followed, so a line that both reads a home's file and sends is judged as sen
 from __future__ import annotations
 
 import re
+import socket
 from typing import Any
 
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
@@ -69,6 +70,27 @@ def _host(word: str) -> str:
     return word.split(":", 1)[0].rpartition("@")[2]
 
 
+# names of this machine itself (hosts(5)'s loopback entries, RFC 1122's 127/8, the machine's own name): a remote
+# operand on one of them is a path of this machine, relative to the home the login lands in (scp(1), rsync(1))
+_LOOPBACK = frozenset(
+    {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "[::1]", "::1", "0.0.0.0"}
+)
+
+
+def this_machines_path(word: str, home: str) -> str | None:
+    """The local path a remote operand names when its host is this machine (`localhost:.config/x`,
+    `me@127.0.0.1:/etc/x`), else None (another host, a URL form, a daemon's module)."""
+    if "://" in word or "::" in word.split("]", 1)[-1].split("/", 1)[0]:
+        return None
+    host = _host(word).lower()
+    if host not in _LOOPBACK and not host.startswith("127.") and host != socket.gethostname().lower():
+        return None
+    path = word.split("]:", 1)[1] if "]:" in word else word.split(":", 1)[1]
+    if path.startswith("/"):
+        return path
+    return f"{home}/{path.removeprefix('~/')}" if path not in ("", "~") else home
+
+
 def network_sends(ledger: Ledger, program: Program, parsed: Parsed) -> None:
     """A program that talks to another host and carries what it is given (`nc`, `dig`, `ssh`, `sendmail`,
     `openssl s_client`, a cloud storage URL among its words: `aws s3 cp F s3://b/`): a send to the host its first
@@ -100,6 +122,11 @@ def remote_copy(
     if not program.remote_operands or len(operands) < 2 or not any(remote_word(w) for w in operands):
         return False
     *sources, target = operands
+    if remote_word(target) and (here := this_machines_path(target, ledger.home)) is not None:
+        for word in sources:  # `scp F localhost:.config/x`: the copy lands in this machine's home
+            ledger.add("copy", place(word), name, recursive=recursive, to=place(here))
+        ledger.add("write", place(here), name, recursive=recursive)
+        return True
     if remote_word(target):
         for word in sources:
             if not remote_word(word):

@@ -18,9 +18,11 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hookd.enrich.effects.sends import this_machines_path
 from hookd.enrich.effects.words import system_program
 from hookd.enrich.kernel_code import kernel_code_line
 from hookd.enrich.shell.containers import container_spawns, engine_api_spawns, engine_subcommand
@@ -39,6 +41,7 @@ class ScriptRunner:
     short_arg: str = ""  # short options that take a value (skipped before a joined script)
     long_arg: frozenset[str] = frozenset()
     subcommands: frozenset[str] = frozenset()  # when given, only after one of these (tmux)
+    env_option: str = ""  # a short option whose value, NAME=VALUE, the script runs with set (tmux's `-e`)
 
 
 SCRIPT_RUNNERS: dict[str, ScriptRunner] = {
@@ -46,7 +49,7 @@ SCRIPT_RUNNERS: dict[str, ScriptRunner] = {
     "flock": ScriptRunner(("-c", "--command")),
     "runuser": ScriptRunner(("-c", "--command")),
     "watch": ScriptRunner(joined=True, short_arg="nq", long_arg=frozenset({"interval", "equexit"})),
-    "tmux": ScriptRunner(joined=True, short_arg="ceFnstxyLST", subcommands=frozenset(
+    "tmux": ScriptRunner(joined=True, short_arg="ceFnstxyLST", env_option="-e", subcommands=frozenset(
         {"new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp",
          "respawn-window", "respawnw", "send-keys", "send", "run-shell", "run"}
     )),
@@ -65,6 +68,8 @@ def script_of(name: str, argv: list[str]) -> str | None:
     if _IPYTHON.fullmatch(name):
         code = next((argv[k + 1] for k, a in enumerate(argv[1:-1], start=1) if a == "-c"), None)
         return kernel_code_line(code) if code is not None else None
+    if name == "ssh":
+        return _local_ssh_script(argv)
     runner = SCRIPT_RUNNERS.get(name)
     if runner is None:
         return None
@@ -83,9 +88,35 @@ def script_of(name: str, argv: list[str]) -> str | None:
         k = next((j + 1 for j, a in enumerate(argv[1:], start=1) if a in runner.subcommands), 0)
         if k == 0:
             return None
-    k = _skip(argv, k, runner.short_arg, runner.long_arg)
+    start, k = k, _skip(argv, k, runner.short_arg, runner.long_arg)
     words = [w for w in argv[k:] if w not in ("Enter", "C-m", "KPEnter")]
-    return " ".join(words) or None
+    script = " ".join(words)
+    return f"{_handed_env(argv[start:k], runner.env_option)}{script}" if script else None
+
+
+# ssh(1)'s options that take a value (its SYNOPSIS)
+_SSH_VALUES = "BbcDEeFIiJLlmOoPpQRSWw"
+
+
+def _local_ssh_script(argv: list[str]) -> str | None:
+    """`ssh localhost CMD`: ssh runs CMD through the login shell of the host it names; when that host is this
+    machine (sends.this_machines_path), CMD is run here, outside the agent's hooks, and is walked as a script."""
+    k = _skip(argv, 1, _SSH_VALUES, frozenset())
+    if k >= len(argv) - 1:
+        return None
+    host = argv[k].split("://", 1)[1].split("/", 1)[0] if "://" in argv[k] else argv[k]  # ssh://[user@]host[:port]
+    return " ".join(argv[k + 1 :]) if this_machines_path(host + ":", "/") is not None else None
+
+
+def _handed_env(options: list[str], option: str) -> str:
+    """The assignments a runner's environment option hands its script, spelled as the script's own prefix:
+    `tmux new-session -e NAME=VALUE CMD` starts CMD with NAME set (tmux(1), new-session and new-window `-e`)."""
+    if not option:
+        return ""
+    values = [options[j + 1] for j, w in enumerate(options[:-1]) if w == option]
+    values += [w[len(option) :] for w in options if w.startswith(option) and len(w) > len(option)]
+    pairs = (v.partition("=") for v in values)
+    return "".join(f"{n}={shlex.quote(v)} " for n, eq, v in pairs if eq and re.fullmatch(r"[A-Za-z_]\w*", n))
 
 
 def handed(name: str, argv: list[str]) -> frozenset[str]:

@@ -179,6 +179,48 @@ def _peel_busybox(argv: list[str], i: int, env: dict[str, str]) -> int | None:
 
 
 Peel = Callable[[list[str], int, dict[str, str]], int | None]
+# firejail(1) `--private`: "mount new /root and /home/user directories in temporary filesystems": the command
+# sees an empty home (`--private=DIR`: DIR as its home), so nothing of the caller's ~/.config or ~/.claude
+PRIVATE_HOME = "a new empty home"
+
+
+def _options_handing(
+    short_arg: str, *long_arg: str, assigns: tuple[str, ...] = (), homes: tuple[str, ...] = ()
+) -> Peel:
+    """Options, as `_options`, of which those in `assigns` hand the command a variable (systemd-run's `-E NAME=V`,
+    `--setenv=NAME=V`, systemd-run(1); firejail's `--env=NAME=V`, firejail(1)) and those in `homes` give it
+    another home (firejail's `--private[=DIR]`): `env` gains them as the command's own assignments."""
+    longs = frozenset(long_arg)
+
+    def peel(argv: list[str], i: int, env: dict[str, str]) -> int | None:
+        end = _skip_options(argv, i, short_arg, longs)
+        k = i
+        while k < end:
+            option, value, width = _option_given(argv, k, end, short_arg, longs)
+            if option in assigns and value is not None and (match := _ASSIGN.match(value)):
+                env[value[: match.end() - 1].rstrip("+")] = value[match.end() :]
+            elif option in homes:
+                env["HOME"] = value or PRIVATE_HOME
+            k += width
+        return end
+
+    return peel
+
+
+def _option_given(
+    argv: list[str], k: int, end: int, short_arg: str, longs: frozenset[str]
+) -> tuple[str, str | None, int]:
+    """The option at argv[k], its value and how many words they take: `--opt=V`, `--opt V` (an option of
+    `longs`), `-XV`, `-X V` (a letter of `short_arg`); a flag has none."""
+    word = argv[k]
+    option, eq, value = word.partition("=") if word.startswith("--") else (word[:2], "", word[2:])
+    if eq or (value and not word.startswith("--")):
+        return option, value, 1
+    takes = option[2:] in longs if word.startswith("--") else option[1:] in short_arg
+    if takes and k + 1 < end:
+        return option, argv[k + 1], 2
+    return option, None, 1
+
 
 # The argv runners: name -> how to find the command it runs (the index of its program word), or None when
 # this use does not run one. A new runner is one line here (docs/policies.md, "The runner table").
@@ -212,10 +254,11 @@ _WRAPPERS: dict[str, Peel] = {
     "flock": _then_operands(1, "wEc", "timeout", "wait", "conflict-exit-code"),
     "chrt": _unless_pid(_then_operands(1, "T", "sched-runtime", "sched-deadline", "sched-period")),
     "taskset": _unless_pid(_then_operands(1)),
-    "systemd-run": _options(
+    "systemd-run": _options_handing(
         "pEMHsu", *("property", "setenv", "machine", "host", "unit", "description", "slice", "uid", "gid", "nice",
                    "working-directory", "on-calendar", "on-active", "on-boot", "on-startup", "on-unit-active",
-                   "on-unit-inactive", "timer-property", "path-property", "socket-property", "service-type")
+                   "on-unit-inactive", "timer-property", "path-property", "socket-property", "service-type"),
+        assigns=("-E", "--setenv"),
     ),
     "strace": _options("abeEIoOpPsSuUX"),
     "ltrace": _options("aAeEFlnopsuwxX", "align", "output", "library", "config"),
@@ -226,14 +269,16 @@ _WRAPPERS: dict[str, Peel] = {
     ),
     "runuser": _then_operands(0, "ugGw", "user", "group", "supp-group", "whitelist-environment"),
     "screen": _options("SctephX"),
-    "firejail": _options(),
+    "firejail": _options_handing("", assigns=("--env",), homes=("--private",)),
     "unshare": _options("S", "setuid", "setgid", "root", "wd", "map-user", "map-group"),
     "nsenter": _options("tSGwr", "target", "setuid", "setgid", "wd", "root"),
 }  # fmt: skip
 _SUDO = frozenset({"sudo", "doas"})
 # wrappers that act on a running process when given no command (their catalogue entry's `pid_options`)
 _ACTS_ALONE = frozenset({"strace", "ltrace", "ionice", "prlimit", "choom", "taskset", "chrt", "renice"})
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
+# fish (https://fishshell.com/docs/current/cmds/fish.html: `-c`/`--command` runs the string) writes commands as
+# words the same way for a simple command, so its `-c` string is walked as sh's: what it runs is seen
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"})
 _INLINE = _SHELLS | {"eval", "su", "trap"}
 
 

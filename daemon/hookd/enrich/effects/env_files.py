@@ -1,0 +1,92 @@
+"""Files that hand variables to every later session in a format of their own, not a shell's (blind-tamper-15,
+policies/README.md): what such a file sets is kept on its write (`sets`), judged as a startup file's settings are
+(hookd.selfprotect_later): `CLAUDE_CONFIG_DIR` moved there starts every later Claude without hookd's hooks.
+
+* mise's `[env]` table (https://mise.jdx.dev/environments/): applied to every shell where mise is activated, in
+  the config's directory and below it; the global config (`~/.config/mise/config.toml`, `conf.d/*.toml`) everywhere.
+* fish's universal variables (`fish_variables`, `SETUVAR --export NAME:VALUE`; `set -Ux`,
+  https://fishshell.com/docs/current/cmds/set.html): exported into every fish the user starts.
+* VS Code's `terminal.integrated.env.<os>` (its user or workspace `settings.json`, a `.code-workspace`'s
+  `settings`): set in every integrated terminal it opens, where agents are started.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+
+from hookd.jsonc import loads as jsonc_loads
+
+# mise's config files: mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml in any directory; every .toml of a
+# `mise` configuration directory (~/.config/mise/config.toml, conf.d/*.toml, .mise/config.toml)
+_MISE = re.compile(r"(?:^|/)(?:\.?mise(?:\.[\w-]+)?\.toml|(?:[^/]*/)*\.?mise/(?:conf\.d/)?[^/]+\.toml)$")
+_FISH = re.compile(r"/fish/fish_variables$")
+# the editors that read VS Code's settings: its user settings under each build's name, a workspace's
+_VSCODE = re.compile(
+    r"/(?:Code|Code - OSS|Code - Insiders|VSCodium|Cursor|Windsurf)/User/settings\.json$|/\.vscode/settings\.json$"
+    r"|\.code-workspace$"
+)
+_TERMINAL_ENV = ("terminal.integrated.env.linux", "terminal.integrated.env.osx", "terminal.integrated.env.windows")
+_SETUVAR = re.compile(r"^SETUVAR\s+(?:--export|-x)\s+([A-Za-z_]\w*):(.*)$|^SET_EXPORT\s+([A-Za-z_]\w*):(.*)$")
+_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
+
+
+def environment_set(path: str, text: str) -> dict[str, str]:
+    """The variables `text`, written as `path`, hands every later session of the program that reads it; empty
+    for a file of no such format, or a text it does not read as one."""
+    for pattern, reader in _READERS:
+        if pattern.search(path):
+            try:
+                return reader(text, path)
+            except ValueError:  # tomllib.TOMLDecodeError and JSON errors are ValueErrors
+                return {}
+    return {}
+
+
+def _mise(text: str, path: str) -> dict[str, str]:
+    env = tomllib.loads(text).get("env")
+    return _strings(env) if isinstance(env, Mapping) else {}
+
+
+def _fish(text: str, path: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _SETUVAR.match(line.strip())
+        if match:
+            name, value = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+            found[name] = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value).replace("\x1e", ":")
+    return found
+
+
+def _vscode(text: str, path: str) -> dict[str, str]:
+    doc = jsonc_loads(text)
+    if not isinstance(doc, Mapping):
+        return {}
+    if path.endswith(".code-workspace"):
+        doc = doc.get("settings")
+        if not isinstance(doc, Mapping):
+            return {}
+    found: dict[str, str] = {}
+    for key in _TERMINAL_ENV:
+        env = doc.get(key)
+        if isinstance(env, Mapping):
+            found.update(_strings(env))
+    return found
+
+
+def _strings(table: Mapping[object, object]) -> dict[str, str]:
+    """A table's variables as the program sets them: strings and numbers as text; `false` or null unsets (nothing
+    set); mise's `_` directives are not variables."""
+    return {
+        str(k): str(v).lower() if isinstance(v, bool) else str(v)
+        for k, v in table.items()
+        if k != "_" and v is not None and v is not False and isinstance(v, str | int | float | bool)
+    }
+
+
+_READERS: tuple[tuple[re.Pattern[str], Callable[[str, str], dict[str, str]]], ...] = (
+    (_MISE, _mise),
+    (_FISH, _fish),
+    (_VSCODE, _vscode),
+)
