@@ -81,6 +81,14 @@ def _format_of(formats: Mapping[str, _Format], path: str) -> _Format | None:
     return formats.get(name) or formats.get(f"{parent.rpartition('/')[2]}/{name}")
 
 
+def foreign_source(url: str, config: str, project: str) -> bool:
+    """`url`, given on a command line where the configuration file named `config` would set it (`pip install
+    --index-url URL`: pip.conf's `index-url`), is a host neither that manager's public registry nor one the project's
+    own documents name."""
+    spec = _formats().get(config)
+    return spec is not None and _foreign(_host(url), spec, project)
+
+
 def _foreign(host: str, spec: _Format, project: str) -> bool:
     return bool(host) and host not in spec.public and not _documented(host, project)
 

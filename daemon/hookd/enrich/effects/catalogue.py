@@ -55,6 +55,11 @@ def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
     return tuple(hooks)
 
 
+def _traces(spec: Any) -> Mapping[str, Any] | None:
+    """A `traces_memory` entry: `true` (every attach prints the process's data) or its filters (effects/traced.py)."""
+    return dict(spec) if isinstance(spec, Mapping) else {} if spec is True else None
+
+
 def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
     long_value = set(spec.get("long_value", ()))
     option_names = [h.option for h in hooks if h.kind == "option"] + list(spec.get("option_ops", {}))
@@ -79,6 +84,7 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
         whole=frozenset(whole),
         arity=dict(spec.get("arity", {})),
         whole_flags=frozenset("-" + n for n in spec.get("long", ())) if single_dash else frozenset(),
+        ends=frozenset([spec["module_option"]]) if spec.get("module_option") else frozenset(),
     )
 
 
@@ -177,6 +183,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         pid_options=frozenset(spec.get("pid_options", ())),
         pid_changes=frozenset(spec.get("pid_changes", ())),
         reads_memory=bool(spec.get("reads_memory", False)),
+        traces_memory=_traces(spec.get("traces_memory")),
         process_options=dict(spec.get("process_options", {})),
         pid_operand_with=frozenset(spec.get("pid_operand_with", ())),
         implicit_files=tuple(spec.get("implicit_files", ())),
@@ -245,6 +252,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),
         url_options=frozenset(spec.get("url_options", ())),
         url_packages=tuple(tuple(str(w) for w in words) for words in spec.get("url_packages", ())),
+        index_options=dict(spec.get("index_options", {})),
         property_command=(
             str(spec.get("property_command", {}).get("program", "")),
             str(spec.get("property_command", {}).get("args", "")),

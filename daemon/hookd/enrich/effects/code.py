@@ -34,6 +34,7 @@ from hookd.enrich.effects.words import (
     prints_own_code,
     reads_script_from_stdin,
 )
+from hookd.enrich.package_sources import foreign_source
 from hookd.enrich.sourced import sourced_text
 
 # a value that is more than a word or a file name (`main.tex` handed to `pdflatex --shell-escape` is a file)
@@ -492,6 +493,10 @@ def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
     code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does; a package manager given a
     package by URL (`url_packages`) runs that package's install scripts or build."""
     fetched = [v for o, v in parsed.options if o in program.url_options and v and is_fetched_source(v)]
+    for option, value in parsed.options:  # `pip install --extra-index-url URL`: every package may come from URL
+        config = program.index_options.get(option)
+        if config and value and _URL.match(value) and foreign_source(value, config, ledger.project):
+            fetched.append(value)
     for words in program.url_scripts:
         operands = parsed.operands[len(words) :] if parsed.operands[: len(words)] == list(words) else []
         if operands and _URL.match(operands[0]):

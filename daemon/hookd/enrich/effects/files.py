@@ -74,7 +74,7 @@ class FileEffects:
         said = [w.lower() for w in parsed.operands]
         for words, op in program.word_ops.items():
             if tuple(said[: len(words)]) == words and len(said) > len(words):
-                self._apply(op, place(parsed.operands[len(words)]), name, op == "write-tree", view)
+                self.apply(op, place(parsed.operands[len(words)]), name, op == "write-tree", view)
 
     def _subcommand(self, op: str, operands: list[str], name: str, place: Place, recursive: bool) -> None:
         """`rclone purge PATH`, `rclone sync SRC DST`, `7z a ARCHIVE FILE…`: what a subcommand does to the host
@@ -117,7 +117,7 @@ class FileEffects:
             for word in operands:
                 key, eq, value = word.partition("=")
                 if eq and key in program.keyword_ops:
-                    self._apply(program.keyword_ops[key], place(value), name, recursive, view)
+                    self.apply(program.keyword_ops[key], place(value), name, recursive, view)
         elif program.operands == "device" and any(o in program.device_read_only for o, _ in parsed.options):
             return
         elif program.operands in ("fetch", "fetch-first"):
@@ -177,7 +177,7 @@ class FileEffects:
             if op == "read" and _prints_none(program, parsed, given):
                 op = "use"
             if op and value is not None:
-                self._apply(op, place(value), name, recursive, view)
+                self.apply(op, place(value), name, recursive, view)
             if option in program.at_file_options and value:
                 sent = _uploaded_file(value, option=option)
                 if sent:
@@ -241,11 +241,11 @@ class FileEffects:
                 placed = place(word)
                 path = str(placed.get("path") or "")
                 fresh = bool(path) and not self.ledger.made(path)  # `mkdir -p` leaves what the line made as it was
-                self._apply(op, placed, name, recursive, view)
+                self.apply(op, placed, name, recursive, view)
                 if op == "write" and program.makes_empty and fresh:
                     self.ledger.emptied.add(path)
 
-    def _apply(self, op: str, placed: Mapping[str, Any], name: str, recursive: bool, view: CommandView) -> None:
+    def apply(self, op: str, placed: Mapping[str, Any], name: str, recursive: bool, view: CommandView) -> None:
         raw = str(placed.get("raw", ""))
         if raw.startswith(("<(", ">(")) or (raw == "-" and op in ("read", "write", "write-fetched")):
             return  # a pipe from commands that are judged themselves; `-` is stdin or stdout
@@ -381,7 +381,7 @@ class FileEffects:
         for k, word in enumerate(argv[:-1]):  # `-fprint FILE`: an action that writes FILE
             op = option_ops.get(word)
             if op:
-                self._apply(op, place(argv[k + 1]), name, False, view)
+                self.apply(op, place(argv[k + 1]), name, False, view)
         roots = []
         for word in argv[1:]:
             if word.startswith(("-", "(", "!", ")")):
@@ -576,3 +576,12 @@ def _copies_nothing(sources: list[str], place: Place) -> bool:
     stdin resolves to)."""
     paths = {place(s).get("path") for s in sources}
     return bool(sources) and STDIN_FILES.isdisjoint(sources) and paths == {"/dev/null"}
+
+
+def option_execs(
+    files: FileEffects, program: Program, parsed: Parsed, name: str, view: CommandView, place: Place
+) -> None:
+    """A launcher's options that load a code file (`gdb -x FILE -p PID`); what it launches is walked apart."""
+    for option, value in parsed.options:
+        if program.option_ops.get(option) == "exec-file" and value is not None:
+            files.apply("exec-file", place(value), name, False, view)

@@ -26,7 +26,7 @@ from hookd.enrich.effects.code_files import code_from_files
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
 from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_deletes, served, sets_code
 from hookd.enrich.effects.env_files import environment_set
-from hookd.enrich.effects.files import FileEffects
+from hookd.enrich.effects.files import FileEffects, option_execs
 from hookd.enrich.effects.filters import names_from_pipe
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.gitremotes import transports_allowed_later
@@ -42,6 +42,7 @@ from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends,
 from hookd.enrich.effects.signals import signals
 from hookd.enrich.effects.source_sets import sources_redirected, startup_sources_redirected
 from hookd.enrich.effects.tmpfiles import configured_changes, is_tmpfiles_config
+from hookd.enrich.effects.traced import traced_memory
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
     fed_text,
@@ -358,6 +359,7 @@ class EffectModel:
         signals(self.ledger, program, parsed, view)
         for pid in parsed.operands if program.reads_memory else ():  # as a read of /proc/PID/mem takes it
             self.ledger.add("read", place(f"/proc/{pid}/mem"), program.name)
+        traced_memory(self.ledger, program, parsed, place)
         for path in program.files_written(parsed.operands, [o for o, _ in parsed.options], self.ledger.home):
             self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
         installs = any(
@@ -481,6 +483,7 @@ class EffectModel:
     ) -> None:
         name = program.name if program.name in SHELLS else view.name
         if program.launcher is not None:
+            option_execs(self.files, program, parsed, name, view, place)
             return  # what it launches is walked as its own command
         if program.script_operand:
             self.code.script(program, parsed, view, place, follow)

@@ -18,6 +18,7 @@ class OptionTable:
     whole: frozenset[str] = frozenset()  # single-dash words that are one option with a value (`-ex`, `-in`)
     arity: Mapping[str, int] = field(default_factory=dict)  # options taking more than one word (`--arg N V`)
     whole_flags: frozenset[str] = frozenset()  # single-dash words that are one option without a value (`-list`)
+    ends: frozenset[str] = frozenset()  # an option after whose value every word is an operand (`python -m MOD …`)
 
     def long_name(self, given: str) -> str:
         """The long option `given` (without `--`) names: itself, or the one long option it is a prefix of."""
@@ -78,19 +79,32 @@ def parse(argv: list[str], table: OptionTable, start: int = 1) -> Parsed:
             options.append((table.same.get(head, head), whole_value))
             continue
         spelled.append(word)
-        for k in range(1, len(word)):
-            letter = word[k]
-            name = table.same.get("-" + letter, "-" + letter)
-            if letter in table.short_value:
-                value = word[k + 1 :]
-                if not value and i < n:
-                    value = argv[i]
-                    spelled.append(argv[i])
-                    i += 1
-                options.append((name, value))
-                break
-            options.append((name, None))
+        i = _cluster(word, argv, i, table, (options, spelled))
+        if options and options[-1][0] in table.ends and options[-1][1] is not None:  # the module's own words
+            operands.extend(argv[i:])
+            spelled.extend(argv[i:])
+            break
     return Parsed(options, operands, spelled)
+
+
+def _cluster(
+    word: str, argv: list[str], i: int, table: OptionTable, out: tuple[list[tuple[str, str | None]], list[str]]
+) -> int:
+    """The short options of `-abc`, the first that takes a value ending it (attached, or the next word)."""
+    options, spelled = out
+    for k in range(1, len(word)):
+        letter = word[k]
+        name = table.same.get("-" + letter, "-" + letter)
+        if letter in table.short_value:
+            value = word[k + 1 :]
+            if not value and i < len(argv):
+                value = argv[i]
+                spelled.append(argv[i])
+                i += 1
+            options.append((name, value))
+            break
+        options.append((name, None))
+    return i
 
 
 def _extra(argv: list[str], i: int, name: str, table: OptionTable, spelled: list[str]) -> int:

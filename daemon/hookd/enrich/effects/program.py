@@ -184,6 +184,7 @@ class Program:
     pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
     pid_changes: frozenset[str] = frozenset()  # `prlimit --pid PID --nofile`: none given a value, it only prints
     reads_memory: bool = False  # `gcore PID`: each process its operands name has its memory read out
+    traces_memory: Mapping[str, Any] | None = None  # `strace -p PID`: its data printed (effects/traced.py)
     process_options: Mapping[str, str] = field(default_factory=dict)  # `cpulimit -e NAME`: its processes acted on
     pid_operand_with: frozenset[str] = frozenset()  # `chrt -p PRIO PID`: under these options the last operand is one
     implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
@@ -271,6 +272,7 @@ class Program:
     url_scripts: tuple[tuple[str, ...], ...] = ()  # after these words, a script operand may be a URL (`deno run URL`)
     url_options: frozenset[str] = frozenset()  # options whose value is where code to run is fetched (`ansible-pull -U`)
     url_packages: tuple[tuple[str, ...], ...] = ()  # after these words, each operand is a package, maybe a URL's
+    index_options: Mapping[str, str] = field(default_factory=dict)  # `pip install -i URL`: the config file it sets
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options

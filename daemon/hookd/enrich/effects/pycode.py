@@ -430,8 +430,10 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
         _file_call(node, _CALLS.files[name], effects, bound)
     elif name in ("io.open", "codecs.open", "builtins.open") or (isinstance(node.func, ast.Name) and name == "open"):
         _open(node, first, True, effects, bound)
-    elif short == "open":  # Path(p).open(mode)
-        _open(node, _receiver(node), False, effects, bound)
+    elif short == "open":  # Path(p).open(mode); `p = Path.home() / "x"; p.open("a")`: what the name holds
+        opened = node.func.value if isinstance(node.func, ast.Attribute) else None
+        name_held = opened if isinstance(opened, ast.Name) and opened.id in bound else None
+        _open(node, _receiver(node) or name_held, False, effects, bound)
     elif short == "urlopen" or name in _CALLS.network:
         _connect(first, effects)
     elif short in _CALLS.path_methods and isinstance(node.func, ast.Attribute):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import fnmatch
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hookd.enrich.effects.archive_members import archive_members
@@ -108,20 +109,30 @@ def member_writes(model: Ledger, parsed: Parsed, spec: Mapping[str, Any], place:
         landed = member.rstrip("/").rpartition("/")[2] if flat else member
         model.add("write", place(_below(directory, landed)), name, recursive=True, member=True)
     listed = False
-    if not flat and len(operands) == after and after:  # `unzip dots.zip -d ~`: every member the archive holds now
-        listed = listed_writes(model, place(operands[after - 1]), directory, 0, place, name)
-    if not listed and (len(operands) <= after or any(has_glob(m) for m in operands[after:])):
+    patterns = [m for m in operands[after:] if has_glob(m)]  # `unzip A.zip '*.ttf'`: the members they match
+    if not flat and after and (len(operands) == after or (patterns and len(patterns) == len(operands) - after)):
+        listed = listed_writes(model, place(operands[after - 1]), directory, 0, place, name, patterns)
+    if not listed and (len(operands) <= after or patterns):
         unread_members(model, directory, place, name)  # `cpio -i`, `pax -r` read a pipe; `unzip A.zip '*rc'`
 
 
 def listed_writes(
-    model: Ledger, archive: Mapping[str, Any], directory: str | None, strip: int, place: Place, name: str
+    model: Ledger,
+    archive: Mapping[str, Any],
+    directory: str | None,
+    strip: int,
+    place: Place,
+    name: str,
+    patterns: Sequence[str] = (),
 ) -> bool:
     """Each member of an archive on disk now written below the extraction directory (`strip` leading components
-    dropped, GNU tar's `--strip-components`); whether they were read (one not there, too large or of another
-    format adds nothing here: `unread_members`)."""
+    dropped, GNU tar's `--strip-components`), or each one `patterns` select (unzip's wildcards match across `/`,
+    as fnmatch's do); whether they were read (one not there, too large or of another format adds nothing here:
+    `unread_members`)."""
     members = archive_members(str(archive.get("path") or ""))
     for member in members or ():
+        if patterns and not any(fnmatch.fnmatchcase(member, pattern) for pattern in patterns):
+            continue
         parts = [p for p in member.split("/") if p not in ("", ".")][strip:]
         if parts:
             model.add("write", place(_below(directory, "/".join(parts))), name, member=True)

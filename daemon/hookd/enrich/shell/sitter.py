@@ -160,7 +160,8 @@ class _Sitter:
             if not elements and body is not None and body.type == "list" and isinstance(element, _Block):
                 # tree-sitter reads `a && b 2>f | c` as `(a && b) 2>f | c`; in bash only b is piped to c
                 leading, element = element.items[:-1], element.items[-1]
-            elements.append(element)
+            # tree-sitter reads `a | b 2>f | c` as `(a | b) 2>f | c`; in bash it is one pipeline, b's redirect b's
+            elements.extend(element.elements if isinstance(element, _Pipe) and body is not None else [element])
         piped = elements[0] if len(elements) == 1 else _Pipe(elements)
         return _Block([*leading, piped]) if leading else piped
 
