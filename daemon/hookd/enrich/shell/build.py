@@ -21,12 +21,13 @@ from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.outputs import cd_words, unmarked
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned
-from hookd.enrich.shell.searches import search_word, searched_operands
+from hookd.enrich.shell.searches import listed_words, search_word, searched_operands
 from hookd.enrich.shell.state import _COPROC_DESCRIPTORS, _Cwd
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
     heredoc_text,
+    listed_into,
     printed_text,
     reads_code,
     substituted_script,
@@ -173,6 +174,10 @@ class _Builder(BuilderState):
         if binds is not None:  # `for d in a b; do …`, `while read d`: the body runs with d as each (loop_walks)
             words = expand_words(list(binds[1]), self.state.variables, self.home)
             walks = shell_state.loop_walks(self.state, binds[0], words, cwd)
+            if binds is item.binds and listed_words(binds[1]) and self.model.ledger.listed:
+                self.model.ledger.read_listing = list(self.model.ledger.listed)  # `for f in $(git ls-files …)`:
+                self.state.variables.update(listed_into([binds[0]]))  # each a name it listed, as `… | while read f`
+                walks = (None,)
         scoped = item.subst or item.subshell  # what it sets stays inside
         self.state.scope(scoped)
         for _walk in walks:
