@@ -255,8 +255,9 @@ class _Builder(BuilderState):
             assigns = [(key, self._value(value, variables, cwd)) for key, value in simple.assigns]
             self.state.assign(assigns, cwd)
             self._assigned.update((key, unmarked(value)) for key, value in assigns)
-        rebound = _REBOUND.match(words[0]) if len(words) == 1 else None
-        if rebound is not None:
+        # an element set is a word to bashlex, an assignment to tree-sitter (sitter's `element`)
+        bindings = [f"{k}={unmarked(v)}" for k, v in simple.assigns] if not words else words[:1] * (len(words) == 1)
+        for rebound in filter(None, map(_REBOUND.match, bindings)):
             table, alias, value = rebound.groups()
             self._aliases[alias] = value if table == "BASH_ALIASES" else shlex.quote(value)
         if words and words[0] in self._aliases and not runners:
