@@ -62,3 +62,22 @@ def test_other_loop_words_stay_unknown(command: str, proj: Path) -> None:
 )
 def test_several_pathspecs_of_one_ending(pathspecs: list[str], stand_in: str | None) -> None:
     assert tracked(["git", "ls-files", *pathspecs]) == stand_in
+
+
+# a listed name put below another directory is another place: not the listed file (it was: `~/.{}` wrote the listing)
+@pytest.mark.parametrize(
+    "command",
+    [
+        'git ls-files "*.sh" | xargs -I{} cp {} ~/.{}',
+        'ls *.dot | while read -r f; do ln -sf "$PWD/$f" ~/.${f%.dot}; done',
+        'for f in $(ls *.dot); do ln -sf "$PWD/$f" ~/.${f%.dot}; done',
+    ],
+)
+def test_a_listed_name_below_another_directory_is_not_the_listed_file(command: str, proj: Path) -> None:
+    [target] = [e for e in effects(command, proj) if e["op"] == "write" and e.get("target_of")]
+    assert target["known"] is False and target["raw"].startswith(HOME + "/.")
+
+
+def test_a_listed_name_with_a_suffix_stays_in_its_place(proj: Path) -> None:
+    command = 'find . -name "*.py" | xargs -I{} cp {} {}.bak'
+    assert _from_stdin(command, proj, "write") == {(str(proj), True)}
