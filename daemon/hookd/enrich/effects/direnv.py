@@ -12,9 +12,16 @@ judgment (words.runs_nothing: a search path into scratch space, a variable that 
   when the file is one of the project's `.env` files, which the policies guard against the agent's writes
   (protected_paths' env-file), so the line is left out; any other file, wherever it is (a `.env` in the home or
   in /tmp: `dotenv ~/scratch/.env`), is no plain setting;
-* `watch_file`, `watch_dir`, `strict_env`, `unstrict_env` only tell direnv when to reload or how strictly to run.
+* `watch_file`, `watch_dir`, `strict_env`, `unstrict_env` only tell direnv when to reload or how strictly to run;
+* `layout python [INTERPRETER]`, `layout python3` (benign44) make and load a virtualenv below the `.envrc`'s own
+  directory (`$PWD/.direnv/python-VERSION`, direnv-stdlib(1) and its stdlib.sh's `layout_python`: the interpreter,
+  `python` unless named, runs `-m venv` into that directory, then `VIRTUAL_ENV` is exported and its `bin`
+  PATH_add-ed): the program run is an installed interpreter found on the search path, as `$(command -v NAME)` finds
+  one (shell/outputs.py), and the search path gains the project's own directory, which PATH_add below the
+  `.envrc`'s directory leaves out; so the line is left out. An interpreter named by a path or an expansion, and any
+  word after it (`layout_python` hands those to venv: `--upgrade-deps` installs from an index), stay as written.
 
-Every other line stays as written: `source_env`, `source_up`, `use …`, `layout …` run code, and are asked.
+Every other line stays as written: `source_env`, `source_up`, `use …`, another `layout …` run code, and are asked.
 
 direnv exports what the `.envrc` sets into the shell the user works in, for every later command there: its
 settings are judged as a startup file's variables (`envrc_environment`)."""
@@ -33,6 +40,9 @@ _DOTENV = frozenset({"dotenv", "dotenv_if_exists"})
 _HOME_LEAD = re.compile(r"(?:~|\$HOME\b|\$\{HOME\})(?=/|$)")
 # a directory spelled with nothing a shell would expand or split, kept as written in a double-quoted assignment
 _PLAIN_DIRECTORY = re.compile(r"[\w@%+=,./-]+")
+# `layout python3` is `layout python python3` (direnv's stdlib.sh); a command name the search path finds: no slash
+_PYTHON_LAYOUTS = frozenset({"python", "python2", "python3"})
+_COMMAND_NAME = re.compile(r"[A-Za-z0-9_+][A-Za-z0-9_.+@-]*")
 
 
 def direnv_settings(path: str, text: str) -> str:
@@ -55,7 +65,7 @@ def _as_setting(line: str, here: str) -> str:
     name, args = words[0], words[1:]
     if "$" in line and name not in ("PATH_add", "path_add"):
         return line
-    if name in _SILENT:
+    if name in _SILENT or (name == "layout" and _virtualenv_layout(args)):
         return ""
     if name in _DOTENV:
         file = args[0] if args else ".env"
@@ -66,6 +76,14 @@ def _as_setting(line: str, here: str) -> str:
     elif name == "path_add" and len(args) > 1:
         assignment = _prepended(args[0], args[1:], here)
     return line if assignment is None else assignment
+
+
+def _virtualenv_layout(args: list[str]) -> bool:
+    """`layout python`, `layout python NAME`, `layout python3`: a virtualenv below the `.envrc`'s directory, made by
+    an interpreter the search path finds (see the module's docstring)."""
+    if not args or args[0] not in _PYTHON_LAYOUTS:
+        return False
+    return len(args) == 1 or (len(args) == 2 and args[0] == "python" and _COMMAND_NAME.fullmatch(args[1]) is not None)
 
 
 def _projects_env_file(file: str) -> bool:

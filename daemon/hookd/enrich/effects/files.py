@@ -54,6 +54,7 @@ class FileEffects:
         else:
             self._files(program, parsed, argv, name, view, place)
             mark_names_only(self.ledger.effects[start:], program, parsed)
+            names_listed(self.ledger, program, parsed, place)
         self._word_ops(program, parsed, name, view, place)
         if public_lines(program.name, argv):  # `grep '^VITE_' .env.local`: it prints public variables only
             for effect in self.ledger.effects[start:]:
@@ -449,6 +450,16 @@ _CODE_WORD = re.compile(r"[(){};|&$`]")  # a word that is code or a command line
 # reference/cli/docker/container/run/#env, https://nodejs.org/api/cli.html#--env-fileconfig, https://bun.sh/docs/
 # runtime/env, https://docs.astral.sh/uv/reference/cli/#uv-run--env-file
 _LOADS_ENVIRONMENT = re.compile(r"^--?env[-_]?file$", re.IGNORECASE)
+
+
+def names_listed(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+    """`grep -rl PAT src`, `rg --files src`: it prints the names of files below what it searches (the working directory
+    when a recursive search names none), as `find src` does: what xargs or a read loop is fed next."""
+    if program.lists_names.isdisjoint(o for o, _ in parsed.options):
+        return
+    recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
+    for word in _file_operands(program, parsed) or (["."] if recursive else []):
+        ledger.add("list", place(word), program.name, recursive=recursive)
 
 
 def _path_in(token: str) -> tuple[str, bool]:

@@ -129,7 +129,7 @@ class Ledger:
         if placed and self.descriptors and (found := _DESCRIPTOR.fullmatch(str(placed.get("path") or ""))):
             placed = self.descriptors.get(int(found.group(1)), placed)  # `truncate -s 0 /dev/fd/7`: the file on 7
         raw = str(placed.get("raw", "")) if placed else ""
-        if XARGS_INPUT in raw and (self.previous or self.read_listing) and op != "list":
+        if XARGS_INPUT in raw and (self.previous or self.read_listing) and op != "list" and _as_listed(raw):
             return self._from_listing(op, program, raw)
         dynamic = bool(placed) and _dynamic(raw)
         path = "" if not placed or dynamic else str(placed.get("path") or "")
@@ -243,6 +243,13 @@ class Ledger:
             if self.produced.get(parent or "/") == "fetch":
                 return "fetch"
         return ""
+
+
+def _as_listed(raw: str) -> bool:
+    """A word that is a name a listing printed, as printed (`{}`, `"$f"`, `./$f`, `$f.bak`: in its place, a suffix
+    added); a word that puts it below another directory (`~/.{}`, `/tmp/$f`, `backup/$f`) names another place,
+    known only when the shell runs (benign44: `ln -s … ~/.${f%.dot}` was the listed file itself)."""
+    return raw.split(XARGS_INPUT, 1)[0].strip("\"'") in ("", "./")
 
 
 def selected(effects: list[dict[str, Any]], start: int, stand_ins: set[str] | None = None) -> None:

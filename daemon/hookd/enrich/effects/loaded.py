@@ -132,7 +132,8 @@ def _handed_files(
     program, code_files, judged = given
     code_paths = {str(place(v).get("path") or "") for v in code_files}
     judged -= code_paths
-    for word in [*_handed_words(view), *code_files]:  # (`-l F.py:Lexer` hands F.py in a word of its own)
+    patterns = program.pattern_options if program is not None else frozenset()
+    for word in [*_handed_words(view, patterns), *code_files]:  # (`-l F.py:Lexer` hands F.py in a word of its own)
         placed = place(word)
         path = str(placed.get("path") or "")
         kind = ledger.produced.get(path)
@@ -248,12 +249,17 @@ def _names_program(base: str, name: str) -> bool:
 _CONFIG_FORMATS = frozenset({"ini", "toml", "yaml", "yml", "json", "jsonc", "json5", "cfg", "conf", "hcl", "xml"})
 
 
-def _handed_words(view: CommandView) -> list[str]:
+def _handed_words(view: CommandView, patterns: frozenset[str] = frozenset()) -> list[str]:
     """The words that may name a file: operands, option values (`-L f`, `--filter=f`), environment values; not
-    those it hands a command it runs, whose effects are that command's."""
+    those it hands a command it runs, whose effects are that command's, nor the values of its options that take a
+    pattern (`patterns`: `go test -bench .` matches benchmark names by a regular expression, `.` no directory)."""
     words = []
+    pattern = False  # the word is the value of a pattern option before it
     for word in [*view.argv[1:], *view.env.values()]:
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if pattern or word.split("=", 1)[0] in patterns:
+            pattern = not pattern and "=" not in word
+            continue
         if word in view.handed:  # handed to a command it runs (`find -exec tar -xf F {} +`): judged there
             continue
         if value and not value.startswith("-") and not _dynamic(value) and not _GLOB.search(value):

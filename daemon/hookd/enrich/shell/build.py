@@ -24,12 +24,13 @@ from hookd.enrich.shell.line_builtins import _COPROC_DESCRIPTORS
 from hookd.enrich.shell.outputs import cd_words, unmarked
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned
-from hookd.enrich.shell.searches import search_word, searched_operands
+from hookd.enrich.shell.searches import listed_words, search_word, searched_operands
 from hookd.enrich.shell.state import _Cwd
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
     heredoc_text,
+    listed_into,
     printed_text,
     reads_code,
     substituted_script,
@@ -176,6 +177,10 @@ class _Builder(BuilderState):
         if binds is not None:  # `for d in a b; do …`, `while read d`: the body runs with d as each (loop_walks)
             words = expand_words(list(binds[1]), self.state.variables, self.home)
             walks = shell_state.loop_walks(self.state, binds[0], words, cwd)
+            if binds is item.binds and listed_words(binds[1]) and self.model.ledger.listed:
+                self.model.ledger.read_listing = list(self.model.ledger.listed)  # `for f in $(git ls-files …)`:
+                self.state.variables.update(listed_into([binds[0]]))  # each a name it listed, as `… | while read f`
+                walks = (None,)
         scoped = item.subst or item.subshell  # what it sets stays inside
         self.state.scope(scoped)
         for _walk in walks:
@@ -253,8 +258,9 @@ class _Builder(BuilderState):
             assigns = [(key, self._value(value, variables, cwd)) for key, value in simple.assigns]
             self.state.assign(assigns, cwd)
             self._assigned.update((key, unmarked(value)) for key, value in assigns)
-        rebound = _REBOUND.match(words[0]) if len(words) == 1 else None
-        if rebound is not None:
+        # an element set is a word to bashlex, an assignment to tree-sitter (sitter's `element`)
+        bindings = [f"{k}={unmarked(v)}" for k, v in simple.assigns] if not words else words[:1] * (len(words) == 1)
+        for rebound in filter(None, map(_REBOUND.match, bindings)):
             table, alias, value = rebound.groups()
             self._aliases[alias] = value if table == "BASH_ALIASES" else shlex.quote(value)
         if words and words[0] in self._aliases and not runners:

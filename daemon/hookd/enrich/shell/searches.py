@@ -100,13 +100,37 @@ def tracked(argv: list[str]) -> str | None:
             pathspecs.append(word)
     if not pathspecs:  # every file: the glob would take in `.git`'s, which git never lists (left unknown)
         return None
-    spec = pathspecs[0].removeprefix("./")
+    read = [r for r in map(_pathspec, pathspecs) if r is not None]
+    if len(read) < len(pathspecs) or len({ending for _, ending in read}) != 1:
+        return None
+    # several with one ending (`'src/*.py' 'tests/*.py'`, benign44): below the directories they share, `./**/*.py`
+    shared: list[str] = []
+    for names in zip(*(root.split("/") for root, _ in read), strict=False):
+        if len(set(names)) > 1:
+            break
+        shared.append(names[0])
+    return f"{'/'.join(n for n in shared if n != '.') or '.'}/**/{read[0][1]}"
+
+
+def _pathspec(spec: str) -> tuple[str, str] | None:
+    """(the literal directory, the wildcard ending) of one pathspec (`src/*.ts`: `src`, `*.ts`), or None."""
+    spec = spec.removeprefix("./")
     parts = spec.split("/")
-    if len(pathspecs) > 1 or spec.startswith((":", "/")) or ".." in parts or not _SUFFIX_ONLY.fullmatch(parts[-1]):
+    if spec.startswith((":", "/")) or ".." in parts or not _SUFFIX_ONLY.fullmatch(parts[-1]):
         return None
     literal = next((k for k, part in enumerate(parts) if _PATTERN_CHARS.search(part) or "{" in part), len(parts))
-    root = "/".join(parts[:literal]) or "."
-    return f"{root}/**/{parts[-1]}"
+    return "/".join(parts[:literal]) or ".", parts[-1]
+
+
+def listed_words(words: tuple[str, ...]) -> bool:
+    """A `for` loop's words that are one unquoted substitution (`for f in $(git ls-files '*.py')`): the names its
+    command prints, split at blanks. What its last command listed, hookd.enrich.shell.build gives the loop's variable
+    (the substitution is walked just before the loop, so the ledger's `listed` is its last command's)."""
+    if len(words) != 1:
+        return False
+    word = words[0]
+    inner = word[2:-1] if word.startswith("$(") and word.endswith(")") else word[1:-1] if word[:1] == "`" else ""
+    return len(word) > 2 and word[-1:] in ")`" and bool(inner.strip()) and "$(" not in inner and "`" not in inner
 
 
 def searched_operands(argv: list[str], home: str) -> dict[str, str]:

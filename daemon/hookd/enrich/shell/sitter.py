@@ -213,7 +213,8 @@ class _Sitter:
                 raw = self.text(child)
                 match = _ASSIGN.match(raw)
                 if match is None:
-                    raise _Unsupported("array assignment")
+                    assigns.append(self.element(child, raw, subs))
+                    continue
                 value, found = self.assigned(child, raw, match.end())
                 assigns.append((match.group()[:-1].rstrip("+"), value))
                 subs.extend(found)
@@ -232,6 +233,7 @@ class _Sitter:
             elif kind in _WORDS or kind in (
                 "command_name",
                 "variable_assignment",
+                "variable_name",  # a name a declaration is given bare (`export PATH`, `declare -A seen`)
                 "test_operator",
                 "regex",
                 "extglob_pattern",
@@ -244,6 +246,19 @@ class _Sitter:
             elif kind not in ("comment",):
                 raise _Unsupported(kind)
         return _Simple(assigns, words, redirects, subs)
+
+    def element(self, node: tree_sitter.Node, raw: str, subs: list[_Block]) -> tuple[str, str]:
+        """`a[k]=v`, `a[k]+=v`: one element of an array set (bash(1), "Arrays"). The substitutions of its subscript
+        and value run; the assignment is keyed `a[k]`, which makes the whole array unknown from here on
+        (LineState.assign): which element was set is only known when the shell runs."""
+        target = node.child_by_field_name("name")
+        if target is None or target.type != "subscript":
+            raise _Unsupported("array assignment")
+        cut = len(self.text(target))  # `=` or `+=` follows the subscript
+        _, found = self.decode(raw[:cut], 0)
+        value, more = self.assigned(node, raw, cut + (2 if raw[cut : cut + 2] == "+=" else 1))
+        subs.extend([*found, *more])
+        return raw[:cut], value
 
     def parts(self, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         """The word-level pieces of a command, in order: `[[ … ]]` and declarations are flattened to theirs."""

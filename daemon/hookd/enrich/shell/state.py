@@ -228,7 +228,9 @@ class LineState:
                 self.forget([key])
                 continue
             fresh = _mktemp(value, self.variables.get("TMPDIR", "/tmp"))
-            if fresh is not None and cwd is not None:
+            if "[" in key:  # `a[k]=v` (sitter's element): which element is only known when it runs
+                self.forget([key.split("[", 1)[0]])
+            elif fresh is not None and cwd is not None:
                 path = self.resolver.absolute(fresh, cwd.path, tilde=False)
                 self._fresh.add(path)
                 self.variables[key] = path
@@ -245,9 +247,8 @@ class LineState:
         """Variables (and arrays) set only when the line runs: unknown from here on."""
         self.unknown_directories.update(n for n in names if n in ("PWD", "OLDPWD"))  # not where `cd` went
         unheld(self.built, names)
-        for name in names:
-            for key in [k for k in self.variables if k == name or k.startswith(name + "[")]:
-                del self.variables[key]
+        for key in {k for k in self.variables for n in names if k == n or k.startswith(n + "[")}:
+            del self.variables[key]
 
     def _array(self, key: str, inside: str) -> None:
         for name in [k for k in self.variables if k.startswith(key + "[")]:
