@@ -16,6 +16,7 @@ from hookd.enrich.effects.landed import landed_files, names_contents
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.overwrites import holds_nothing_of_its_own, keyword_fills
 from hookd.enrich.effects.public_lines import public_lines
 from hookd.enrich.effects.replaced import replaced_files
 from hookd.enrich.effects.sends import backend_path, remote_copy
@@ -114,6 +115,7 @@ class FileEffects:
         self._stdin_files(program, parsed, operands, view, place)
         opened_effects(self.ledger, program, parsed, operands, name, place)
         if program.keyword_ops:
+            keyword_fills(self.ledger, program.keyword_ops, operands, place, name)
             for word in operands:
                 key, eq, value = word.partition("=")
                 if eq and key in program.keyword_ops:
@@ -240,7 +242,8 @@ class FileEffects:
             if op and op != "none":
                 placed = place(word)
                 path = str(placed.get("path") or "")
-                fresh = bool(path) and not self.ledger.made(path)  # `mkdir -p` leaves what the line made as it was
+                # `mkdir -p`, `touch` leave what the line made, or what is there already, as it was
+                fresh = bool(path) and not self.ledger.made(path) and not os.path.lexists(path)
                 self._apply(op, placed, name, recursive, view)
                 if op == "write" and program.makes_empty and fresh:
                     self.ledger.emptied.add(path)
@@ -321,7 +324,7 @@ class FileEffects:
                         self.ledger.contents[effect["to"]] = self.ledger.contents[effect["path"]]
         if to is not None and (landed or not sources):
             self.ledger.add("write", to, name, recursive=recursive, target_of=op)
-            if op == "copy" and _copies_nothing(sources, place):
+            if op in ("copy", "move") and holds_nothing_of_its_own(self.ledger, sources, place):
                 self.ledger.add("delete", to, name, emptied=True)  # `cp /dev/null F`: F's content is lost
             if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
                 self.ledger.add("delete", to, name, recursive=True, sweep=True)
@@ -554,10 +557,3 @@ def _prints_none(program: Program, parsed: Parsed, given: set[str]) -> bool:
         return False
     words = given | set(parsed.spelled[1:])  # a single-dash long option its table does not name (`-noout`)
     return parsed.operands[0] in quiet["subcommands"] and bool(words & quiet["quiet"]) and not words & quiet["unless"]
-
-
-def _copies_nothing(sources: list[str], place: Place) -> bool:
-    """`cp /dev/null F`: every source is the empty device (`/dev/stdin` is the pipe's text, whatever hookd's own
-    stdin resolves to)."""
-    paths = {place(s).get("path") for s in sources}
-    return bool(sources) and STDIN_FILES.isdisjoint(sources) and paths == {"/dev/null"}
