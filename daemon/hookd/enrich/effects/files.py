@@ -16,7 +16,7 @@ from hookd.enrich.effects.landed import landed_files, names_contents
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.overwrites import holds_nothing_of_its_own, keyword_fills
+from hookd.enrich.effects.overwrites import holds_nothing_of_its_own, keyword_fills, replaced_link
 from hookd.enrich.effects.public_lines import public_lines
 from hookd.enrich.effects.replaced import replaced_files
 from hookd.enrich.effects.sends import backend_path, remote_copy
@@ -301,8 +301,7 @@ class FileEffects:
             sources, destination = operands[:-1], operands[-1]
         else:
             sources, destination = operands, ""
-        to = place(destination) if destination else None
-        into = to is not None and _a_directory(destination, to, bool(targets), file_only)
+        to, into = _destination(op, destination, place, bool(targets), file_only)
         landed = False
         for source in sources:
             placed = place(source)
@@ -529,6 +528,18 @@ def _is_link(words: list[str], place: Place) -> bool:
     placed = place(words[0]) if words else {}
     path = str(placed.get("raw") or "")  # as written: `path` is where the link leads
     return path.startswith("/") and os.path.islink(path.rstrip("/"))
+
+
+def _destination(
+    op: str, destination: str, place: Place, target_option: bool, file_only: bool
+) -> tuple[dict[str, Any] | None, bool]:
+    """Where a copy, move or link lands, and whether that is a directory the sources land in; a link or move onto a
+    symbolic link replaces the link (`ln -sfn V ~/.local/bin/claude`), not the file it points at."""
+    if not destination:
+        return None, False
+    to = place(destination)
+    into = _a_directory(destination, to, target_option, file_only)
+    return (replaced_link(destination, to, place) if not into and op in ("link", "move") else to), into
 
 
 def _a_directory(destination: str, to: Mapping[str, Any], target_option: bool, file_only: bool) -> bool:

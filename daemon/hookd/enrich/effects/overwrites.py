@@ -2,13 +2,17 @@
 as `: > F` and `truncate -s 0 F` are). What marks the content lost is where the new bytes come from: a device that
 only yields zeros, random bytes or nothing (zero(4), random(4), null(4): https://man7.org/linux/man-pages/man4/
 zero.4.html, https://man7.org/linux/man-pages/man4/random.4.html, https://man7.org/linux/man-pages/man4/null.4.html),
-or a file the same line made empty (`touch e && mv -f e F`)."""
+or a file the same line made empty (`touch e && mv -f e F`).
+
+A link or a move onto a symbolic link replaces the link itself (rename(2), and `ln -f`'s unlink first), never the
+file it points at: that destination is the link's own path, not the canonical one the words are placed at."""
 
 from __future__ import annotations
 
 import os
 import stat
 from collections.abc import Mapping
+from typing import Any
 
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.words import STDIN_FILES
@@ -49,3 +53,18 @@ def _empty_source(ledger: Ledger, path: str) -> bool:
     except (OSError, ValueError):
         return True  # not there yet: the line's own `touch` makes it empty
     return stat.S_ISREG(info.st_mode) and info.st_size == 0
+
+
+def replaced_link(word: str, placed: dict[str, Any], place: Place) -> dict[str, Any]:
+    """The destination `word` of a link or move as what it replaces: when it names a symbolic link now, the link
+    (its directory placed, its own name kept), else `placed` as it was."""
+    directory, _, name = word.rstrip("/").rpartition("/")
+    if not name or name in (".", ".."):
+        return placed
+    if not directory:
+        directory = "/" if word.startswith("/") else "."
+    parent = str(place(directory).get("path") or "")
+    link = f"{parent.rstrip('/')}/{name}"
+    if not parent or not os.path.islink(link) or link == placed.get("path"):
+        return placed
+    return {**placed, "path": link}
