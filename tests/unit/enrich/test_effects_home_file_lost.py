@@ -84,3 +84,8 @@ def test_a_delete_of_a_link_an_empty_file_or_what_the_line_made_holds_nothing(tm
     assert _holds("rm ~/Documents/link.md", tmp_path) == [False]
     assert _holds("rm -f ~/Documents/empty.lock", tmp_path) == [False]
     assert _holds("echo draft > ~/Documents/new.md && rm ~/Documents/new.md", tmp_path) == [False]
+
+
+def test_an_empty_file_filled_by_a_copy_is_not_empty_when_moved(tmp_path: Path) -> None:
+    assert _emptied("touch a.md && cp README.md a.md && mv -f a.md ~/Documents/thesis.md", tmp_path) == set()
+    assert _emptied("cp /dev/null a.md && mv -f a.md ~/Documents/thesis.md", tmp_path) == {"a.md", "thesis.md"}

@@ -323,10 +323,19 @@ class FileEffects:
                         self.ledger.contents[effect["to"]] = self.ledger.contents[effect["path"]]
         if to is not None and (landed or not sources):
             self.ledger.add("write", to, name, recursive=recursive, target_of=op)
-            if op in ("copy", "move") and holds_nothing_of_its_own(self.ledger, sources, place):
-                self.ledger.add("delete", to, name, emptied=True)  # `cp /dev/null F`: F's content is lost
+            self._replaced(op, to, sources, place, name)
             if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
                 self.ledger.add("delete", to, name, recursive=True, sweep=True)
+
+    def _replaced(self, op: str, to: dict[str, Any], sources: list[str], place: Place, name: str) -> None:
+        """What the destination holds after a copy or move onto it: nothing of its own (`cp /dev/null F`: F's
+        content is lost, and F is empty for a later `mv F G`), or what the sources hold."""
+        path = str(to.get("path") or "")
+        if op in ("copy", "move") and holds_nothing_of_its_own(self.ledger, sources, place):
+            self.ledger.add("delete", to, name, emptied=True)
+            self.ledger.emptied.add(path)
+        else:
+            self.ledger.emptied.discard(path)  # `touch a && cp b a && mv a F`: a holds b's text
 
     def _land_contents(self, word: str, source: str, destination: str, place: Place, name: str) -> None:
         """`rsync -a ~/Downloads/dots/ ~/`: each file below the source is written at its path below the destination."""
