@@ -145,6 +145,25 @@ _files_deny contains {"id": "find-delete-outside-project", "reason": reason} if 
 	reason := sprintf("deleting what a search selects under %s (outside the project) is blocked: it deletes files recursively", [_effect_place(e)])
 }
 
+# One file of the home lost: deleted or emptied, not recursively (`rm ~/notes.txt`, `: > ~/thesis.md`, `dd
+# if=/dev/zero of=F`, `mv -f empty F`, `fallocate --punch-hole`): outside the project and its caches no repository
+# holds it to bring it back. `holds: false` when the effect model sees nothing of before to lose (a link, an empty
+# file, a directory, a file the line made itself). Asked, not denied: one file, which the user may mean to drop.
+_files_ask contains {"id": "home-file-lost", "reason": reason} if {
+	some e in input.effects
+	e.op == "delete"
+	not e.recursive == true
+	not _swept(e)
+	not e.what
+	e.class == "outside"
+	startswith(e.path, concat("", [trim_suffix(input.home, "/"), "/"]))
+	object.get(e, "holds", true) == true
+	reason := sprintf("%s of %s (outside the project) loses its content: no repository holds it to restore; confirm it", [_lost_verb(e), _effect_place(e)])
+}
+
+_lost_verb(e) := "emptying" if e.emptied == true
+else := "deleting"
+
 _files_deny contains {"id": "recursive-chmod-system", "reason": reason} if {
 	some e in input.effects
 	e.op == "chmod"
@@ -250,6 +269,18 @@ _lost_ask contains {"id": "git-clean-force", "reason": reason} if {
 	e.what == "untracked"
 	reason := sprintf("%s deletes untracked files under %s that it cannot restore; confirm, or list them with a dry run first", [e.program, _effect_place(e)])
 }
+
+# a backup repository pruned down to its newest archive or its last day (`borg prune --keep-within 1H`, `restic
+# forget --keep-last 1 --prune`: the effect model's `what: "backups"`, from programs.json `retention`): the backups
+# of before are gone, and with them any recovery of what was lost since; asked
+_lost_ask contains {"id": "backup-history-pruned", "reason": reason} if {
+	some e in _lost
+	e.what == "backups"
+	reason := sprintf("this %s command prunes the backups of %s down to the newest or the last day's: the history before is gone; confirm it, or keep more (--keep-daily, --keep-weekly) or try --dry-run", [e.program, _backup_place(e)])
+}
+
+_backup_place(e) := e.name if e.name != ""
+else := "its repository"
 
 # every commit rewritten, the reflog expired and the old objects pruned (`git filter-repo --force`): the history
 # before is gone from this repository; asked (a fresh clone's history is still on its remote)

@@ -495,3 +495,18 @@ test_an_mcp_tool_running_downloaded_code_is_denied if {
 test_an_mcp_tool_running_code_its_line_wrote_is_not_denied_here if {
 	count(deny) == 0 with input as _mcp_run("write")
 }
+
+test_one_home_file_lost_is_asked_unless_it_holds_nothing if {
+	lost := {"op": "delete", "path": "/home/u/Documents/thesis.md", "raw": "/home/u/Documents/thesis.md", "known": true, "recursive": false, "class": "outside", "program": "dd", "via": "shell", "emptied": true}
+	"home-file-lost" in _t_ask(_effect_input([lost]))
+	not "home-file-lost" in _t_deny(_effect_input([lost]))
+	_t_allowed(_effect_input([object.union(lost, {"holds": false})]))
+	_t_allowed(_effect_input([object.union(lost, {"path": "/p/notes.md", "raw": "notes.md", "class": "project"})]))
+	_t_allowed(_effect_input([object.union(lost, {"path": "/srv/data/x.db", "raw": "/srv/data/x.db"})]))
+}
+
+test_a_backup_history_pruned_is_asked if {
+	i := _effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "borg", "via": "shell", "what": "backups", "name": "/b/repo"}])
+	"backup-history-pruned" in _t_ask(i)
+	not "backup-history-pruned" in _t_deny(i)
+}

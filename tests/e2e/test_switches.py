@@ -175,6 +175,17 @@ UNPROVEN: dict[str, dict[str, str]] = {
         }
         for agent, prefix in (("opencode", "OPENCODE"), ("kilo", "KILO"))
     },
+    **{
+        agent: dict.fromkeys(
+            variables,
+            "folder trust: it matters where hookd is installed at the project scope, and proving it needs a "
+            "world with security.folderTrust.enabled and an untrusted project whose settings switch hooks off",
+        )
+        for agent, variables in (
+            ("gemini", ("GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_CLI_TRUSTED_FOLDERS_PATH")),
+            ("qwen", ("QWEN_CODE_TRUSTED_FOLDERS_PATH",)),
+        )
+    },
     "claude": {
         "CLAUDE_CODE_MANAGED_SETTINGS_PATH": "names the managed policy folder; 2.1.332 read neither a folder nor a "
         "file it named (disableAllHooks or allowManagedHooksOnly there left hookd's hooks firing); kept",

@@ -199,6 +199,9 @@ SPEC = AgentSpec(
         bypass=_bypass,
         extension_manifest="qwen-extension.json",
         location_env=("QWEN_HOME", "QWEN_CODE_SYSTEM_SETTINGS_PATH", "QWEN_CODE_SYSTEM_DEFAULTS_PATH"),
+        # 0.24.4's bundle reads QWEN_CODE_TRUSTED_FOLDERS_PATH for its trustedFolders.json (Gemini CLI's namesake):
+        # a trust file of the line's making lets an untrusted project's own settings load
+        home_env=("QWEN_CODE_TRUSTED_FOLDERS_PATH",),
         # 0.24.4 (`qwen --help` and the docs it ships): `--safe-mode` (QWEN_CODE_SAFE_MODE) and `--bare`
         # (QWEN_CODE_SIMPLE) turn off all hooks.
         hooks_off_env=("QWEN_CODE_SAFE_MODE", "QWEN_CODE_SIMPLE"),

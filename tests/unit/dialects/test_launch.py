@@ -74,3 +74,18 @@ def test_copilots_config_dir_moves_its_settings(config_dir: list[str], tmp_path:
     argv = [*config_dir, "-p", "x", "--allow-all-tools"]
     assert unguarded_start(AGENTS["copilot"], argv, {}, {"HOME": str(tmp_path)}, str(tmp_path))
     assert unguarded_start(AGENTS["copilot"], ["-p", "x"], {}, {"HOME": str(tmp_path)}, str(tmp_path)) == ""
+
+
+@pytest.mark.parametrize(
+    ("agent", "assigned"),
+    [
+        ("gemini", {"GEMINI_CLI_TRUST_WORKSPACE": "true"}),
+        ("gemini", {"GEMINI_CLI_TRUSTED_FOLDERS_PATH": "/tmp/tf.json"}),
+        ("qwen", {"QWEN_CODE_TRUSTED_FOLDERS_PATH": "/tmp/tf.json"}),
+    ],
+)
+def test_folder_trust_set_for_a_nested_start_is_unguarded(agent: str, assigned: dict[str, str], tmp_path: Path) -> None:
+    """Trusting the workspace, or a trust file of the line's making, loads an untrusted project's own settings."""
+    env = {"HOME": str(tmp_path)}
+    assert unguarded_start(AGENTS[agent], ["-p", "x"], assigned, env, str(tmp_path))
+    assert unguarded_start(AGENTS[agent], ["-p", "x"], {}, env, str(tmp_path)) == ""

@@ -16,6 +16,7 @@ from hookd.enrich.effects.landed import landed_files, names_contents
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.overwrites import holds_nothing_of_its_own, keyword_fills
 from hookd.enrich.effects.public_lines import public_lines
 from hookd.enrich.effects.replaced import replaced_files
 from hookd.enrich.effects.sends import backend_path, remote_copy
@@ -115,6 +116,7 @@ class FileEffects:
         self._stdin_files(program, parsed, operands, view, place)
         opened_effects(self.ledger, program, parsed, operands, name, place)
         if program.keyword_ops:
+            keyword_fills(self.ledger, program.keyword_ops, operands, place, name)
             for word in operands:
                 key, eq, value = word.partition("=")
                 if eq and key in program.keyword_ops:
@@ -241,7 +243,8 @@ class FileEffects:
             if op and op != "none":
                 placed = place(word)
                 path = str(placed.get("path") or "")
-                fresh = bool(path) and not self.ledger.made(path)  # `mkdir -p` leaves what the line made as it was
+                # `mkdir -p`, `touch` leave what the line made, or what is there already, as it was
+                fresh = bool(path) and not self.ledger.made(path) and not os.path.lexists(path)
                 self.apply(op, placed, name, recursive, view)
                 if op == "write" and program.makes_empty and fresh:
                     self.ledger.emptied.add(path)
@@ -299,7 +302,7 @@ class FileEffects:
             sources, destination = operands[:-1], operands[-1]
         else:
             sources, destination = operands, ""
-        to = _named(op, destination, place) if destination else None
+        to = _named(op, destination, place, file_only) if destination else None
         into = to is not None and _a_directory(destination, to, bool(targets), file_only)
         landed = False
         for source in sources:
@@ -322,10 +325,19 @@ class FileEffects:
                         self.ledger.contents[effect["to"]] = self.ledger.contents[effect["path"]]
         if to is not None and (landed or not sources):
             self.ledger.add("write", to, name, recursive=recursive, target_of=op)
-            if op == "copy" and _copies_nothing(sources, place):
-                self.ledger.add("delete", to, name, emptied=True)  # `cp /dev/null F`: F's content is lost
+            self._replaced(op, to, sources, place, name)
             if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
                 self.ledger.add("delete", to, name, recursive=True, sweep=True)
+
+    def _replaced(self, op: str, to: dict[str, Any], sources: list[str], place: Place, name: str) -> None:
+        """What the destination holds after a copy or move onto it: nothing of its own (`cp /dev/null F`: F's
+        content is lost, and F is empty for a later `mv F G`), or what the sources hold."""
+        path = str(to.get("path") or "")
+        if op in ("copy", "move") and holds_nothing_of_its_own(self.ledger, sources, place):
+            self.ledger.add("delete", to, name, emptied=True)
+            self.ledger.emptied.add(path)
+        else:
+            self.ledger.emptied.discard(path)  # `touch a && cp b a && mv a F`: a holds b's text
 
     def _land_contents(self, word: str, source: str, destination: str, place: Place, name: str) -> None:
         """`rsync -a ~/Downloads/dots/ ~/`: each file below the source is written at its path below the destination."""
@@ -539,17 +551,18 @@ def _is_link(words: list[str], place: Place) -> bool:
     return path.startswith("/") and os.path.islink(path.rstrip("/"))
 
 
-def _named(op: str, destination: str, place: Place) -> dict[str, Any]:
+def _named(op: str, destination: str, place: Place, file_only: bool) -> dict[str, Any]:
     """Where a transfer lands: the destination as placed (through links: `cp` writes through one), but for a
-    link or a move onto an existing link to a file, that link itself, which `ln -sf` and `mv` replace (ln(1),
-    rename(2)) while the file it pointed at stays as it was."""
+    link or a move onto an existing link to a file, or to a directory when the destination is no directory to
+    enter (`ln -sfn`, `mv -T`: `file_only`), that link itself, which `ln -sf` and `mv` replace (ln(1), rename(2))
+    while what it pointed at stays as it was."""
     placed = place(destination)
     parent, _, leaf = destination.rstrip("/").rpartition("/")
     if op not in ("link", "move") or not leaf or leaf in (".", ".."):
         return placed
     where = place(parent or ("/" if destination.startswith("/") else "."))
     own = f"{str(where.get('path') or '').rstrip('/')}/{leaf}"
-    if not where.get("path") or not os.path.islink(own) or os.path.isdir(own):
+    if not where.get("path") or not os.path.islink(own) or (os.path.isdir(own) and not file_only):
         return placed
     return {**where, "path": own, "raw": destination}
 
@@ -580,13 +593,6 @@ def _prints_none(program: Program, parsed: Parsed, given: set[str]) -> bool:
         return False
     words = given | set(parsed.spelled[1:])  # a single-dash long option its table does not name (`-noout`)
     return parsed.operands[0] in quiet["subcommands"] and bool(words & quiet["quiet"]) and not words & quiet["unless"]
-
-
-def _copies_nothing(sources: list[str], place: Place) -> bool:
-    """`cp /dev/null F`: every source is the empty device (`/dev/stdin` is the pipe's text, whatever hookd's own
-    stdin resolves to)."""
-    paths = {place(s).get("path") for s in sources}
-    return bool(sources) and STDIN_FILES.isdisjoint(sources) and paths == {"/dev/null"}
 
 
 def option_execs(

@@ -12,7 +12,8 @@ table, namespace, volume claim, resource group), an option takes the contents al
 configuration manages (`terraform destroy`, `pulumi destroy`: `whole`), the program's commands act on a store
 by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`), a lifecycle rule handed to it expires every
 object of the store (effects/lifecycle.py), or a sync deletes from it what a directory the line made empty lacks
-(`hosted.mirror`). A server or an app deleted goes with the disks and add-ons it holds unless an option keeps them
+(`hosted.mirror`), or a local engine's stores given to its delete by its own whole listing of them (effects/
+listed_all.py). A server or an app deleted goes with the disks and add-ons it holds unless an option keeps them
 (`--keep-disks`); a local engine's sweep of its named volumes (`docker volume prune -a`) takes other projects'
 data (`hosted.own`). A rehearsal deletes nothing (`plan -destroy`, `--dry-run`, `--preview-only`, `--what-if`); one
 object, one pod, one file is the everyday removal of one named thing (`aws s3 rm s3://b/key`, `kubectl delete pod -l
@@ -38,8 +39,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hookd.enrich.effects.code import left_empty
-from hookd.enrich.effects.ledger import Ledger, Place
+from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.lifecycle import expires_whole_store
+from hookd.enrich.effects.listed_all import lists_every_own
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.program import Program
 from hookd.enrich.hosted_words import _STORES, _VERBS, _WHOLE
@@ -87,11 +89,9 @@ _REMOTE_PREFIX = re.compile(r"([A-Za-z0-9_][\w.-]+):(?!//)")
 _LOCAL = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "ip6-localhost"})
 
 
-def hosted_store_deletes(
-    ledger: Ledger, program: Program, parsed: Parsed, env: Mapping[str, str], place: Place
-) -> None:
+def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView, place: Place) -> None:
     """The `delete` of a hosted store with everything in it that the command makes (see the module doc)."""
-    spec = program.hosted
+    spec, env = program.hosted, view.env
     if _selects(ledger, program, parsed):
         return
     host = _host(spec, parsed) or next((env[v] for v in spec.get("host_env", ()) if env.get(v)), "")
@@ -106,7 +106,7 @@ def hosted_store_deletes(
     named = _option_words(spec, parsed)
     if _rehearses(spec, parsed, commands) or _keeps_held(spec, parsed):
         return
-    if local and not _sweeps_own(spec, said, named):
+    if local and not (_sweeps_own(spec, said, named) or lists_every_own(spec, program.name, parsed.operands, view.fed)):
         return
     listed = {w.lower() for w in commands} & set(spec.get("deletes", ()))
     mirrored = _mirrors_nothing(ledger, spec, parsed, commands, place)

@@ -7,7 +7,9 @@ downloaded or decoded (and their text when known), what the command before liste
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -160,8 +162,8 @@ class Ledger:
             effect["code"] = dict(code)
         if url:
             effect["url"] = url
-        if op == "delete" and sweeps(path):
-            effect["selected"] = True  # `rm ~/Projects/*/*.py`, `shred -u ~/Documents/*`: what the glob selects
+        if op == "delete":
+            self._what_is_lost(effect, raw, extra)
         effect.update(extra)
         self.effects.append(effect)
         for match in placed.get("matches", ()) if placed and op != "list" else ():  # what a glob matches now
@@ -174,6 +176,22 @@ class Ledger:
         if op == "delete" and path and self.moved:
             self._moved_away(path, recursive, program)
         return effect
+
+    def _what_is_lost(self, effect: dict[str, Any], raw: str, extra: Mapping[str, Any]) -> None:
+        path = str(effect["path"])
+        if sweeps(path):
+            effect["selected"] = True  # `rm ~/Projects/*/*.py`, `shred -u ~/Documents/*`: what the glob selects
+        elif path and not effect["recursive"] and not has_glob(path) and self._holds_nothing(path, raw, extra):
+            effect["holds"] = False  # `rm ~/.local/bin/x` (a link), `curl -o ~/a.tgz … && rm ~/a.tgz`: nothing lost
+
+    def _holds_nothing(self, path: str, raw: str, extra: Mapping[str, Any]) -> bool:
+        """A delete of `path` loses nothing that was there before the line: a file the line made (an emptying
+        overwrite records the write that makes it first, so only the disk tells for that), one that is there and
+        empty or a directory, or the link the word names (`path` is its target, which an emptying overwrite
+        writes through and `rm` leaves)."""
+        if extra.get("emptied"):
+            return holds_nothing(path)
+        return bool(self.made(path)) or holds_nothing(raw if raw.startswith("/") else path)
 
     def touch_tree(self) -> None:
         """A command that may change a repository's index or files: a discard judged on disk after it keeps its
@@ -278,3 +296,14 @@ def sweeps(path: str) -> bool:
         return False
     *directories, last = path.split("/")
     return any(has_glob(d) for d in directories) or _EVERYTHING.fullmatch(last) is not None
+
+
+def holds_nothing(path: str) -> bool:
+    """`path` is there now and a delete or an emptying of it loses no bytes: a link (its target stays), an empty
+    file, a directory (a delete that is not recursive removes none with anything in it). A path that is not there
+    is not known empty: the line may make it first, or the world the call is judged in may lack it."""
+    try:
+        info = os.lstat(path)
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(info.st_mode) or info.st_size == 0

@@ -37,6 +37,7 @@ from hookd.enrich.effects.later_lines import scheduled_later
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, prints_nothing
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files, option_commands
 from hookd.enrich.effects.options import Parsed, parse
+from hookd.enrich.effects.retention import retention_prunes
 from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, reveals_credential
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
@@ -383,7 +384,8 @@ class EffectModel:
         if program.rest_api:
             rest_deletes(self.ledger, program, parsed)
         if program.hosted:
-            hosted_store_deletes(self.ledger, program, parsed, view.env, place)
+            hosted_store_deletes(self.ledger, program, parsed, view, place)
+        retention_prunes(self.ledger, program, parsed, view)  # (none without the program's `retention`)
         if program.serves:
             served(self.ledger, program, parsed, place)
 

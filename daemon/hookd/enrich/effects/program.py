@@ -258,6 +258,7 @@ class Program:
     # a program that manages hosted resources: its deletes of a whole store are hosted deletes (hosted_stores.py;
     # `whole`, `store`, `deletes`, `host` options, `code` options, `short` options' meanings)
     hosted: Mapping[str, Any] = field(default_factory=dict)
+    retention: Mapping[str, Any] = field(default_factory=dict)  # `borg prune`: effects/retention.py
     # a decrypter: the `options` that decrypt, and those that send the plain text `elsewhere` (revealed.py)
     decrypts: Mapping[str, Any] = field(default_factory=dict)
     # the `words` that print the configuration's outputs and the `options` that print sensitive ones in clear

@@ -1,0 +1,54 @@
+"""A file's content replaced by nothing of its own: an overwrite that is that file's delete (an `emptied` delete,
+as `: > F` and `truncate -s 0 F` are). What marks the content lost is where the new bytes come from: a device that
+only yields zeros, random bytes or nothing (zero(4), random(4), null(4): https://man7.org/linux/man-pages/man4/
+zero.4.html, https://man7.org/linux/man-pages/man4/random.4.html, https://man7.org/linux/man-pages/man4/null.4.html),
+or a file the same line made empty (`touch e && mv -f e F`).
+
+A link or a move onto a symbolic link replaces the link itself (rename(2), and `ln -f`'s unlink first), never the
+file it points at: that destination is the link's own path, not the canonical one the words are placed at."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+
+from hookd.enrich.effects.ledger import Ledger, Place
+from hookd.enrich.effects.words import STDIN_FILES
+
+FILLER_DEVICES = frozenset(("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"))
+
+
+def keyword_fills(ledger: Ledger, keyword_ops: Mapping[str, str], words: list[str], place: Place, name: str) -> None:
+    """`dd if=/dev/zero of=F conv=notrunc`: a program whose `KEY=VALUE` operands name what it reads and what it
+    writes, reading only a filler device, leaves nothing of each file it writes (its length kept or not)."""
+    reads: list[str] = []
+    writes: list[str] = []
+    for word in words:
+        key, eq, value = word.partition("=")
+        if eq and keyword_ops.get(key) in ("read", "write"):
+            (reads if keyword_ops[key] == "read" else writes).append(value)
+    if reads and all(str(place(r).get("path") or "") in FILLER_DEVICES for r in reads):
+        for value in writes:
+            ledger.add("delete", place(value), name, emptied=True)
+
+
+def holds_nothing_of_its_own(ledger: Ledger, sources: list[str], place: Place) -> bool:
+    """Every source of a copy or move is a filler device, or a file the line made empty and that is empty on disk
+    now (`touch e && mv -f e ~/thesis.tex`: the destination is left with nothing). `/dev/stdin` is the pipe's
+    text, whatever hookd's own stdin resolves to."""
+    if not sources or not STDIN_FILES.isdisjoint(sources):
+        return False
+    return all(_empty_source(ledger, str(place(s).get("path") or "")) for s in sources)
+
+
+def _empty_source(ledger: Ledger, path: str) -> bool:
+    if path in FILLER_DEVICES:
+        return True
+    if path not in ledger.emptied:
+        return False
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return True  # not there yet: the line's own `touch` makes it empty
+    return stat.S_ISREG(info.st_mode) and info.st_size == 0
