@@ -34,7 +34,7 @@ from hookd.dialects.launch import starting_words
 from hookd.dialects.registry import AGENTS
 from hookd.enrich.build_files import is_started_file
 from hookd.enrich.paths import event_home
-from hookd.selfprotect import _NOT_WRITING, ProtectedSet, _ancestry, _dicts, _first_words, _reached
+from hookd.selfprotect import _NOT_WRITING, ProtectedSet, _ancestry, _dicts, _first_words, _Index, _reached
 from hookd.selfprotect_installs import pinned_installs
 from hookd.selfprotect_patterns import PATTERN, built_patterns
 from hookd.types import Event, NormalisedEvent
@@ -65,21 +65,24 @@ class ProtectedPlaces(ProtectedSet):
         home = event_home(event)
         listed = self.places(home, event.project_dir, event.env)[0]
         named, only_deleted, written = _reached(facts)
+        if not built_patterns(effects, home) and _clear(self._index(listed), named):
+            return event.with_facts(hookd={"protected": [], "keeps": [], "starts": [], "patterns": []})
         if not written:  # nothing to judge: the places and patterns are all, computed as ProtectedSet computes them
             near, reached = self.hit(event, home, listed, named, only_deleted)
             return event.with_facts(hookd={"protected": near, "keeps": [], "starts": [], "patterns": reached})
-        if built_patterns(effects, home):
-            return None
-        if named:
-            index = self._index(listed)
-            for named_path in named:
-                path = named_path.rstrip("/") or "/"
-                if PATTERN.search(path) or path in index.below:
-                    return None
-                for current in _ancestry(path, index.longest):
-                    if current in index.at:
-                        return None
-        return event.with_facts(hookd={"protected": [], "keeps": [], "starts": [], "patterns": []})
+        return None
+
+
+def _clear(index: _Index, named: set[str]) -> bool:
+    """No named path is a pattern of paths, a protected place, inside one, or a directory above one."""
+    for named_path in named:
+        path = named_path.rstrip("/") or "/"
+        if PATTERN.search(path) or path in index.below:
+            return False
+        for current in _ancestry(path, index.longest):
+            if current in index.at:
+                return False
+    return True
 
 
 def _left_for_later(effect: dict[str, Any]) -> bool:
