@@ -220,16 +220,7 @@ class ProtectedSet:
         home = event_home(event)
         listed, judged = self.places(home, event.project_dir, event.env)
         named, only_deleted, written = _reached(event.facts)
-        built = built_patterns(_dicts(event.facts.get("effects")), home)
-        named |= set(built)
-        near: list[JSON] = []
-        patterns: list[JSON] = []
-        if named:
-            roots = {event.project_dir.rstrip("/") or "/", home.rstrip("/") or "/"}
-            index = self._index(listed)
-            near = index.near(named, only_deleted, roots)
-            patterns = index.pattern_hits(named, only_deleted)
-            near += [h["place"] for h in patterns if h["place"] not in near]
+        near, reached = self.hit(event, home, listed, named, only_deleted)
         later: list[str] = []  # the command lines of the local servers the kept settings add, judged as run now
         keeps = [p for p in written if p in judged and _keeps(event, Path(p), settings_judge(judged[p], later))]
         extensions = ((p, extension_judge(p, judged, later, event.project_dir)) for p in written if p not in keeps)
@@ -238,9 +229,21 @@ class ProtectedSet:
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
         starts += pinned_installs(_shell_commands(event), event.cwd) + settings_env_starts(event, written, judged)
-        reached = [reach(h, built) for h in patterns]
         hookd = {"protected": near, "keeps": keeps, "starts": starts, "patterns": reached}
         return event.with_facts(hookd={**hookd, "later": later} if later else hookd)
+
+    def hit(
+        self, event: NormalisedEvent, home: str, listed: list[JSON], named: set[str], only_deleted: set[str]
+    ) -> tuple[list[JSON], list[JSON]]:
+        """The places the call's named paths and built patterns can hit, and what each pattern reaches."""
+        built = built_patterns(_dicts(event.facts.get("effects")), home)
+        if not (named := named | set(built)):
+            return [], []
+        index = self._index(listed)
+        near = index.near(named, only_deleted, {event.project_dir.rstrip("/") or "/", home.rstrip("/") or "/"})
+        patterns = index.pattern_hits(named, only_deleted)
+        near += [h["place"] for h in patterns if h["place"] not in near]
+        return near, [reach(h, built) for h in patterns]
 
 
 _EXPORTERS = frozenset({"export", "declare", "typeset", "readonly", "local"})

@@ -6,18 +6,21 @@ starts unguarded now or later, and what a pattern of paths reaches. Most calls t
 fact is all empty lists, which ProtectedSet reaches through some 75 distinct functions (the settings judges, the
 extension and unit tests, three start analyses), each paid cold at some 2 µs (docs/performance.md, cost36).
 
-`ProtectedPlaces.clear_of_places` proves that answer in one pass, asking each part's own first test:
+`ProtectedPlaces.first_answer` proves that answer in one pass, asking each part's own first test:
 
-* no named path (ProtectedSet's own `_reached`: a file tool's paths, a command's arguments and redirects, the
-  effects' paths and destinations) is a protected place, inside one, or a directory above one: its ancestry and the
-  path itself looked up in the caller's index of places (the same index, so every place counts: the agents'
-  settings, hookd's own files, units, environments; the caller's config's), and none is a pattern of paths; with
-  no place near, no written path is a settings file, an extension's or a unit directory's to judge;
-* no pattern is built from an expansion (`built_patterns`, asked itself);
 * no command names an agent or a runner that could start one (`starting_words`, as `unguarded_starts` asks it),
   nor installs an agent at a release it pins (`pinned_installs`);
 * no effect sets a variable for later sessions (`sets`), defines aliases, or writes a file a manager starts
-  (`is_started_file`): what `later_starts` and `later_agent_starts` read.
+  (`is_started_file`): what `later_starts` and `later_agent_starts` read;
+* then, for a call that names no path a file tool writes (a shell line, a delete, a tool's read of a place), nothing
+  is left to judge (no settings file, extension or unit, no settings' `env`): its `hookd` is the places its paths
+  hit and what its patterns reach, computed by ProtectedSet's own `hit` (`rm -rf ~/`: the home holds places);
+* for a file tool's write, no named path (ProtectedSet's own `_reached`: a file tool's paths, a command's arguments
+  and redirects, the effects' paths and destinations) is a protected place, inside one, or a directory above one:
+  its ancestry and the path itself looked up in the caller's index of places (the same index, so every place
+  counts: the agents' settings, hookd's own files, units, environments; the caller's config's), and none is a
+  pattern of paths, nor one built from an expansion (`built_patterns`); with no place near, no written path is a
+  settings file, an extension's or a unit directory's to judge.
 
 Anything else falls through to the full computation. tests/unit/test_selfprotect_first.py compares the facts with
 ProtectedSet's for every corpus, case, golden and bench payload, and for mutations that move paths onto each place.
@@ -31,23 +34,23 @@ from hookd.dialects.launch import starting_words
 from hookd.dialects.registry import AGENTS
 from hookd.enrich.build_files import is_editor_tasks, is_started_file
 from hookd.enrich.paths import event_home
-from hookd.selfprotect import _NOT_WRITING, ProtectedSet, _ancestry, _dicts, _first_words, _reached
+from hookd.selfprotect import _NOT_WRITING, ProtectedSet, _ancestry, _dicts, _first_words, _Index, _reached
 from hookd.selfprotect_installs import pinned_installs
 from hookd.selfprotect_patterns import PATTERN, built_patterns
 from hookd.types import Event, NormalisedEvent
 
 
 class ProtectedPlaces(ProtectedSet):
-    """ProtectedSet, with a call that reaches no protected place and starts nothing answered first."""
+    """ProtectedSet, with a call whose only part of `input.hookd` is the places it reaches answered first."""
 
     def __call__(self, event: NormalisedEvent) -> NormalisedEvent:
-        quick = self.clear_of_places(event)
+        quick = self.first_answer(event)
         return super().__call__(event) if quick is None else quick
 
-    def clear_of_places(self, event: NormalisedEvent) -> NormalisedEvent | None:
-        """The event with ProtectedSet's all-empty `hookd` fact when the call provably reaches nothing it computes
-        (the module docstring), the event as it came where ProtectedSet adds nothing (a read, no tool call); None
-        for any other event (a veto is ProtectedSet's to judge)."""
+    def first_answer(self, event: NormalisedEvent) -> NormalisedEvent | None:
+        """The event with ProtectedSet's `hookd` fact when the call provably starts nothing and judges no file (the
+        module docstring), the event as it came where ProtectedSet adds nothing (a read, no tool call); None for
+        any other event (a veto is ProtectedSet's to judge)."""
         tool = event.tool
         if event.event is Event.OTHER:
             return None
@@ -55,25 +58,31 @@ class ProtectedPlaces(ProtectedSet):
             return event
         facts = event.facts
         effects = _dicts(facts.get("effects"))
-        for effect in effects:
-            if _left_for_later(effect):
-                return None
-        if _may_start_an_agent(facts.get("shell")) or pinned_installs(_dicts(_commands(facts.get("shell")))):
+        if any(_left_for_later(effect) for effect in effects):
+            return None
+        if _may_start_an_agent(facts.get("shell")) or pinned_installs(_dicts(_commands(facts.get("shell"))), event.cwd):
             return None
         home = event_home(event)
-        if built_patterns(effects, home):
-            return None
-        named = _reached(facts)[0]
-        if named:
-            index = self._index(self.places(home, event.project_dir, event.env)[0])
-            for named_path in named:
-                path = named_path.rstrip("/") or "/"
-                if PATTERN.search(path) or path in index.below:
-                    return None
-                for current in _ancestry(path, index.longest):
-                    if current in index.at:
-                        return None
-        return event.with_facts(hookd={"protected": [], "keeps": [], "starts": [], "patterns": []})
+        listed = self.places(home, event.project_dir, event.env)[0]
+        named, only_deleted, written = _reached(facts)
+        if not built_patterns(effects, home) and _clear(self._index(listed), named):
+            return event.with_facts(hookd={"protected": [], "keeps": [], "starts": [], "patterns": []})
+        if not written:  # nothing to judge: the places and patterns are all, computed as ProtectedSet computes them
+            near, reached = self.hit(event, home, listed, named, only_deleted)
+            return event.with_facts(hookd={"protected": near, "keeps": [], "starts": [], "patterns": reached})
+        return None
+
+
+def _clear(index: _Index, named: set[str]) -> bool:
+    """No named path is a pattern of paths, a protected place, inside one, or a directory above one."""
+    for named_path in named:
+        path = named_path.rstrip("/") or "/"
+        if PATTERN.search(path) or path in index.below:
+            return False
+        for current in _ancestry(path, index.longest):
+            if current in index.at:
+                return False
+    return True
 
 
 def _left_for_later(effect: dict[str, Any]) -> bool:

@@ -24,7 +24,7 @@ from hookd.config import Config
 from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.policytest import _make_world, _substitute, _unmake_world
 from hookd.policytest.corpus import _payload
-from hookd.selfprotect import ProtectedSet
+from hookd.selfprotect import ProtectedSet, _reached
 from hookd.selfprotect_first import ProtectedPlaces
 from hookd.types import NormalisedEvent
 
@@ -75,7 +75,7 @@ class World(ThrowawayWorld):
             if event is None:
                 return None
             full = FULL(event)
-            answered = quick.clear_of_places(event) is not None
+            answered = quick.first_answer(event) is not None
             fast = quick(event)
         finally:
             _unmake_world(made)
@@ -101,12 +101,12 @@ def test_every_corpus_case_and_bench_payload_gets_protected_sets_facts(world: Wo
     cases = [*policy_payloads(), *((DEFAULT_AGENT, _payload(case), {}) for case in BENCH)][shard::SHARDS]
     answered = [world.compared(client, payload, made) for client, payload, made in cases]
     assert answered.count(True) >= 200, "the first test answers too few payloads to be tested here"
-    assert answered.count(False) >= 200
+    assert answered.count(False) >= 80  # a file tool's write near a place, a start: the full computation
 
 
-def test_the_bench_calls_near_no_place_are_answered(world: World) -> None:
+def test_the_bench_calls_are_answered(world: World) -> None:
     answered = [world.compared(DEFAULT_AGENT, _payload(case)) for case in BENCH]
-    assert answered == [True, False, True, True, True]  # `rm -rf ~/` holds places
+    assert answered == [True, True, True, True, True]  # `rm -rf ~/`: the places it hits, and nothing to judge
 
 
 def _onto(place: str, relation: str) -> str:
@@ -167,10 +167,8 @@ def _write(path: str, text: str) -> dict[str, Any]:
         _write("~/.zshenv", "export CLAUDE_CODE_SIMPLE=1\n"),  # a variable set for later sessions
         _payload({"command": "echo \"alias c='claude --bare'\" >> ~/.bashrc"}),  # an alias defined
         _write("~/.config/autostart/c.desktop", "[Desktop Entry]\nExec=claude --bare\n"),  # a file a manager starts
-        _payload({"command": 'ln -s x "/tmp/hookd-$(id -u)"'}),  # a pattern built from an expansion
-        _payload({"tool": "write", "path": "${PROJECT}/.claude/settings.json"}),  # a place
-        _payload({"command": "rm -rf ${PROJECT}/.claude"}),  # a directory above a place
-        _payload({"command": "chmod 777 ${PROJECT}/.claude/settings.*"}),  # a pattern of paths
+        _write("${PROJECT}/.claude/settings.json", "{}"),  # a place a file tool writes: its settings judged
+        _write("${PROJECT}/.claude/settings.*", "{}"),  # a pattern of paths a file tool writes
     ],
 )
 def test_each_gate_holds_its_witness(world: World, payload: dict[str, Any]) -> None:
@@ -184,10 +182,71 @@ def test_each_gate_holds_its_witness(world: World, payload: dict[str, Any]) -> N
         world.compared(DEFAULT_AGENT, payload, None, _Ungated(Config(), env={}))
 
 
+# Calls that name a protected place, or build a pattern that reaches one, and judge nothing: answered with the places
+HITS = [
+    _payload({"command": "rm -rf ${PROJECT}/.claude"}),  # a directory above a place
+    _payload({"command": "chmod 777 ${PROJECT}/.claude/settings.*"}),  # a pattern of paths
+    _payload({"command": 'ln -s x "/tmp/hookd-$(id -u)"'}),  # a pattern built from an expansion
+    _payload({"command": "rm -rf ~/"}),  # the home, which holds places
+    _payload({"command": "cat ${PROJECT}/.claude/settings.json > /tmp/x"}),  # a place read (named all the same)
+]
+
+
+@pytest.mark.parametrize("payload", HITS)
+def test_a_call_that_judges_nothing_is_answered_with_the_places_it_hits(world: World, payload: dict[str, Any]) -> None:
+    (world.project / ".claude").mkdir(exist_ok=True)
+    (world.project / ".claude" / "settings.json").write_text("{}\n", encoding="utf-8")
+    (world.home / ".gemini").mkdir(exist_ok=True)
+    (world.home / ".gemini" / "settings.json").write_text("{}\n", encoding="utf-8")
+    try:
+        assert world.compared(DEFAULT_AGENT, payload) is True
+        event = world.enriched(DEFAULT_AGENT, payload)
+        assert event is not None
+        hookd = FULL(event).facts["hookd"]
+        assert isinstance(hookd, dict) and (hookd["protected"] or hookd["patterns"]), "a call that hits no place"
+        with pytest.raises(AssertionError):
+            world.compared(DEFAULT_AGENT, payload, None, _Ungated(Config(), env={}))
+    finally:
+        shutil.rmtree(world.project / ".claude")
+        shutil.rmtree(world.home / ".gemini")
+
+
+UNGUARDED = [
+    "sudo claude",
+    "echo 'export CLAUDE_CODE_SIMPLE=1' >> ~/.zshenv",
+    "echo \"alias c='claude --dangerously-skip-permissions'\" >> ~/.bashrc",
+    "echo 'XDG_RUNTIME_DIR=/tmp/r' > ~/.config/environment.d/x.conf",
+    "npm install -g @google/gemini-cli@0.1.9",
+    "rm -rf ~/ && claude --bare",
+]
+
+
+@pytest.mark.parametrize("line", UNGUARDED)
+def test_the_places_alone_are_no_answer_for_a_line_that_starts_an_agent(world: World, line: str) -> None:
+    event = world.enriched(DEFAULT_AGENT, _payload({"command": line}))
+    assert event is not None
+    assert FULL(event).facts["hookd"]["starts"]  # type: ignore[index, call-overload]
+    assert QUICK.first_answer(event) is None
+    with pytest.raises(AssertionError):
+        world.compared(DEFAULT_AGENT, _payload({"command": line}), None, _PlacesOnly(Config(), env={}))
+
+
+class _PlacesOnly(ProtectedPlaces):
+    """The first test without its start gates: a call that writes no file answered with its places alone."""
+
+    def first_answer(self, event: NormalisedEvent) -> NormalisedEvent | None:
+        named, only_deleted, written = _reached(event.facts)
+        if written or event.tool is None:
+            return super().first_answer(event)
+        home = str(event.facts.get("home"))
+        near, reached = self.hit(event, home, self.places(home, event.project_dir, event.env)[0], named, only_deleted)
+        return event.with_facts(hookd={"protected": near, "keeps": [], "starts": [], "patterns": reached})
+
+
 class _Ungated(ProtectedPlaces):
     """The first test with no gate: every writing call answered all-empty."""
 
-    def clear_of_places(self, event: NormalisedEvent) -> NormalisedEvent | None:
+    def first_answer(self, event: NormalisedEvent) -> NormalisedEvent | None:
         tool = event.tool
         if tool is None or tool.kind.name in ("READ", "WEB"):
             return event

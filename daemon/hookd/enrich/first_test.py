@@ -5,9 +5,10 @@ and the full analysis of a shell line or a file tool's call runs a first test of
 the commonest shapes of call the answer of all of them is known from the call's shape alone, so a short route
 makes the same facts with a handful of functions:
 
-* a shell line (`plain_shell`) of plain words (no expansion, quote, redirect, glob, `~`, pipe or flow but `&&`),
-  each command a program the catalogue knows to only read or list its operands, or git run plainly (gitops'
-  `_PLAIN`), every operand a path in the project, with no dot-named part;
+* a shell line (`plain_shell`) of plain words (no expansion, quote, redirect, glob, pipe or flow but `&&`; of
+  tildes only a whole word `~` or `~/`, the home), each command a program the catalogue knows to only read, list
+  or delete its operands, or git run plainly (gitops' `_PLAIN`), every operand a path in the project with no
+  dot-named part, or the home itself (`rm -rf ~/`: the line spells it whole, so no file below it is named);
 * a file tool's read of one such path (`plain_read_effects`: its `paths` are resolved as for any call, by
   hookd.enrich.paths, whose cost is the file system's lookups, not its mechanisms).
 
@@ -46,15 +47,16 @@ Step = Callable[[NormalisedEvent], NormalisedEvent]
 Answer = Callable[[NormalisedEvent], NormalisedEvent | None]
 
 _WORD = r"[A-Za-z0-9_./,+@%:=-]+"
-_COMMAND = rf"{_WORD}(?: {_WORD})*"
+_HOME_WORDS = ("~", "~/")  # the home itself: the only tilde words a plain line holds (no `~user`, `~+`, `~/x`)
+_COMMAND = rf"{_WORD}(?: (?:{_WORD}|~/?))*"
 PLAIN_LINE = re.compile(rf"{_COMMAND}(?: && {_COMMAND}){{0,7}}")  # at most eight commands, single spaces
 PLAIN_PROGRAM = re.compile(r"[a-z][a-z0-9_+-]*")  # a name looked up on PATH, not a file run by its path
 PLAIN_PATH = re.compile(_WORD)
 MAX_LINE = 400
 MAX_WORDS = 24  # a command's words: far below the walk's budget (shell.state.walked_too_far)
-# What a catalogue entry of a program that only reads or lists its operands may say beyond that
+# What a catalogue entry of a program that only reads, lists or deletes its operands may say beyond that
 _OPERAND_FIELDS = frozenset({"name", "source", "table", "operands", "recursive", "gtfobins"})
-_PLAIN_OPS = frozenset({"read", "list"})
+_PLAIN_OPS = frozenset({"read", "list", "delete"})
 
 
 def first_tested(full: Step, *answers: Answer) -> Step:
@@ -87,11 +89,15 @@ def plain_shell(event: NormalisedEvent) -> NormalisedEvent | None:
     cwd = resolver.absolute(event.cwd or event.project_dir, event.project_dir)
     if not resolver.contains(cwd):
         return None
+    homes = _home_words(home)
     commands: list[dict[str, Any]] = []
     effects: list[dict[str, JSON]] = []
     for pipeline, text in enumerate(command.split(" && ")):
-        argv = text.split(" ")
-        made = _plain_command(argv, pipeline, resolver, cwd, home)
+        words = text.split(" ")
+        if (words[0] == "git" or not homes) and not set(_HOME_WORDS).isdisjoint(words):
+            return None  # (git's operands are pathspecs; a home the shell spells otherwise: the full analysis')
+        argv = [homes.get(word, word) for word in words]
+        made = _plain_command(argv, pipeline, resolver, cwd, home, frozenset(homes.values()))
         if made is None:
             return None
         commands.append(made[0])
@@ -105,16 +111,16 @@ def plain_shell(event: NormalisedEvent) -> NormalisedEvent | None:
 
 
 def _plain_command(
-    argv: list[str], pipeline: int, resolver: PathResolver, cwd: str, home: str
+    argv: list[str], pipeline: int, resolver: PathResolver, cwd: str, home: str, homes: frozenset[str]
 ) -> tuple[dict[str, Any], list[dict[str, JSON]]] | None:
     """The command object and effects of one plain command, None when its program is not a plain one or an
-    operand is not a plain project path."""
+    operand is neither a plain project path nor the home itself (`homes`, spelt by a tilde or whole)."""
     name = argv[0]
     if len(argv) > MAX_WORDS or not PLAIN_PROGRAM.fullmatch(name) or "-" in argv or "--" in argv:
         return None  # (`-` is the standard input, `--` ends the options: each read as the full analysis reads it)
     if name in _NOTHING or name in _ENVIRONMENT_PRINTERS or _peel(list(argv), {}) != (argv, []):
         return None
-    placed = {word: _placed(word, resolver, cwd) for word in operands(argv)}
+    placed = {word: _placed(word, resolver, cwd, homes) for word in operands(argv)}
     args = [placed[word] for word in operands(argv)]
     if any(arg is None for arg in args):
         return None
@@ -201,8 +207,19 @@ def _guessed(argv: list[str], operands: list[str]) -> bool:
     )
 
 
-def _placed(word: str, resolver: PathResolver, cwd: str) -> dict[str, Any] | None:
-    """`word` placed as the shell analysis places an operand, None unless it is a plain path in the project."""
+def _home_words(home: str) -> dict[str, str]:
+    """`~` and `~/` by the words the shell expands them to (one word each, whatever the home holds), when the home
+    is an absolute path below `/` with no slash at its end; empty otherwise (`//`, `/root//`: the full analysis')."""
+    if not home.startswith("/") or home.endswith("/"):
+        return {}
+    return {"~": home, "~/": home + "/"}
+
+
+def _placed(word: str, resolver: PathResolver, cwd: str, homes: frozenset[str]) -> dict[str, Any] | None:
+    """`word` placed as the shell analysis places an operand, None unless it is a plain path in the project or
+    the home itself (`homes`: the words `~` and `~/` expand to)."""
+    if word in homes:
+        return resolver.resolve(word, cwd, tilde=False)
     if word.startswith("/") or word == "." or any(part.startswith(".") for part in word.split("/") if part):
         return None
     placed = resolver.resolve(word, cwd, tilde=False)
@@ -212,9 +229,9 @@ def _placed(word: str, resolver: PathResolver, cwd: str) -> dict[str, Any] | Non
 
 
 def _only_operands(program: Program) -> bool:
-    """The catalogue says nothing of `program` but that it reads or lists its operands (and which options make it
-    recursive): no option's value, subcommand, code, network, privilege or other mechanism of its own, so that a
-    field the catalogue gains later takes the program out of the short route until it is shown to keep it."""
+    """The catalogue says nothing of `program` but that it reads, lists or deletes its operands (and which options
+    make it recursive): no option's value, subcommand, code, network, privilege or other mechanism of its own, so
+    that a field the catalogue gains later takes the program out of the short route until it is shown to keep it."""
     known = _ONLY_OPERANDS.get(program.name)
     if known is None:
         known = _ONLY_OPERANDS[program.name] = (

@@ -110,7 +110,7 @@ def test_every_corpus_payload_answered_gets_the_full_analysis_facts(world: World
 
 def test_the_bench_plain_calls_are_answered(world: World) -> None:
     plain = [world.compared(DEFAULT_AGENT, _payload(case)) for case in BENCH]
-    assert plain == [True, False, False, False, True]
+    assert plain == [True, True, False, False, True]
 
 
 def test_a_first_test_that_answers_otherwise_fails_the_comparison(world: World) -> None:
@@ -126,10 +126,11 @@ def test_a_first_test_that_answers_otherwise_fails_the_comparison(world: World) 
 @pytest.mark.parametrize(
     "line",
     [
-        "ls $HOME", "ls ~", "ls ~/", "cat .env", "cat src/.env", "ls src > out", "ls src | head", "ls src; ls",
+        "ls $HOME", "ls ~user", "ls ~+", "ls ~/src", "rm -rf ~/.ssh", "ls ~~", "ls x~", "git log ~", "cat .env",
+        "cat src/.env", "ls src > out", "ls src | head", "ls src; ls",
         "sudo ls src", "env ls src", "ls ../x", "cat /etc/passwd", "cat link/x", "git commit -m x", "git -C src status",
         "tail -n 5/etc/passwd src", "cat - src", "cat -- src", "ls", "cat *.py", "ls 'src'", "X=1 ls src",
-        "echo src", "cd src && ls x", "bash x", "./run src", "rm src", "ls src && rm -rf src", "ls  src",
+        "echo src", "cd src && ls x", "bash x", "./run src", "rm ./src", "ls src && rm -rf -- src", "ls  src",
     ],
 )  # fmt: skip
 def test_what_the_full_analysis_must_see_falls_through(furnished: World, line: str) -> None:
@@ -217,7 +218,7 @@ WORDS = (
     "-i", "-x", "--output=out", "--help", "src", "src/app.py", "data", "data/dump.sql", "link", "link/x", "Makefile",
     "package.json", "setup.py", "id_rsa", "credentials", "node_modules", "env", "bin", "status", "log", "diff",
     "commit", "push", "config", "HEAD", "x=1", "key:value", "user@host", "host:path", "%s", "a,b", "+x", "777",
-    "hookd", "settings.json", "CLAUDE.md", "GEMINI.md", "README.md", "build", "tmp", "proc", "etc",
+    "hookd", "settings.json", "CLAUDE.md", "GEMINI.md", "README.md", "build", "tmp", "proc", "etc", "~", "~/",
 )  # fmt: skip
 _COMMANDS = st.lists(
     st.tuples(
@@ -261,3 +262,93 @@ def test_generated_plain_calls_answered_get_the_full_analysis_facts(
         line = " && ".join(" ".join([name, *words]) for name, words in commands)
         payload = _payload({"command": line, "cwd": cwd})
     hypothesis.event("answered" if furnished.compared(DEFAULT_AGENT, payload) else "full analysis")
+
+
+# The home itself as an operand (`rm -rf ~/`): the words `~` and `~/` expand to it, in every layout of home and project
+HOME_LINES = ("rm -rf ~/", "rm -rf ~", "rm -r -f ~/ && ls src", "ls ~", "cat ~/", "rmdir ~", "shred -u ~/", "rm ~ src")
+
+
+class HomeWorld(World):
+    """A world laid out as `layout` says: the home apart from the project, holding it, being it, inside it, reached
+    through a link, or spelt with a space (one word all the same: the shell does not split what a tilde expands to).
+    The home holds an agent's settings and a repository, which a delete of it reaches."""
+
+    def __init__(self, tmp: Path, layout: str) -> None:
+        super().__init__(tmp)
+        (self.home / ".gemini").mkdir()
+        (self.home / ".gemini" / "settings.json").write_text("{}\n", encoding="utf-8")
+        (self.home / "repo" / ".git").mkdir(parents=True)
+        (self.project / "src").mkdir()
+        if layout == "project-in-home":
+            self.project = self.home / "work"
+            (self.project / "src").mkdir(parents=True)
+        elif layout == "home-is-project":
+            self.project = self.home
+            (self.project / "src").mkdir()
+        elif layout == "home-in-project":
+            self.home = self.project / "home"
+            self.home.mkdir()
+        elif layout == "home-link":
+            (tmp / "home-link").symlink_to(self.home)
+            self.home = tmp / "home-link"
+        elif layout == "home-spaced":
+            (tmp / "my home").mkdir()
+            self.home = tmp / "my home"
+
+
+@pytest.fixture(
+    scope="module",
+    params=["apart", "project-in-home", "home-is-project", "home-in-project", "home-link", "home-spaced"],
+)
+def home_world(request: pytest.FixtureRequest) -> Iterator[HomeWorld]:
+    tmp = Path(tempfile.gettempdir(), "hookd-first-home-" + secrets.token_hex(8))
+    tmp.mkdir(mode=0o700)
+    try:
+        yield HomeWorld(tmp, request.param)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.mark.parametrize("line", HOME_LINES)
+def test_a_line_naming_the_home_itself_gets_the_full_analysis_facts(home_world: HomeWorld, line: str) -> None:
+    assert home_world.compared(DEFAULT_AGENT, _payload({"command": line})) is True
+
+
+@pytest.mark.parametrize("line", ["rm -rf ${HOME}/", "rm -rf ${HOME}", "ls ${HOME} src"])
+def test_a_line_spelling_the_home_whole_gets_the_full_analysis_facts(home_world: HomeWorld, line: str) -> None:
+    answered = home_world.compared(DEFAULT_AGENT, _payload({"command": line}))
+    assert answered is (" " not in str(home_world.home)), "a plain word that is the home is the home, as `~/` is"
+
+
+@pytest.mark.parametrize("home", ["/", "/root/", "root"])
+def test_a_home_the_shell_spells_otherwise_falls_through(world: World, home: str) -> None:
+    event = world.event(DEFAULT_AGENT, _payload({"command": "rm -rf ~/"}))
+    assert event is not None
+    assert first_test.plain_shell(event) is not None
+    assert first_test.plain_shell(event.with_facts(home=home)) is None
+
+
+def test_an_expansion_other_than_the_shells_fails_the_comparison(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(first_test, "_home_words", lambda home: {"~": home, "~/": home})  # `~/` without its slash
+    with pytest.raises(AssertionError):
+        world.compared(DEFAULT_AGENT, _payload({"command": "rm -rf ~/"}))
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([*PLAIN_PROGRAMS, "git", "mv", "cp", "chmod", "find"]),
+            st.lists(st.sampled_from(("~", "~/", "~/", "-rf", "-r", "-f", "-d", "src", "repo", ".gemini")), max_size=4),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    st.sampled_from(("${PROJECT}", "${PROJECT}/src", "${HOME}")),
+)
+def test_generated_lines_naming_the_home_get_the_full_analysis_facts(
+    home_world: HomeWorld, commands: list[tuple[str, list[str]]], cwd: str
+) -> None:
+    line = " && ".join(" ".join([name, *words]) for name, words in commands)
+    answered = home_world.compared(DEFAULT_AGENT, _payload({"command": line, "cwd": cwd}))
+    hypothesis.event("answered" if answered else "full analysis")
