@@ -137,6 +137,8 @@ def _plain_command(
     if not parsed.operands or _guessed(argv, parsed.operands):
         return None  # (`ls` alone lists the directory it runs in; `cat` alone reads its input)
     recursive = any(option in program.recursive for option, _ in parsed.options)
+    if program.operands == "delete" and not recursive:
+        return None  # (one file deleted: what it loses, the ledger's `holds`, is the full analysis')
     ledger_home = home.rstrip("/") or "/"
     effects: list[dict[str, JSON]] = []
     for word in parsed.operands:

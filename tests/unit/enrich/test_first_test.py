@@ -265,7 +265,9 @@ def test_generated_plain_calls_answered_get_the_full_analysis_facts(
 
 
 # The home itself as an operand (`rm -rf ~/`): the words `~` and `~/` expand to it, in every layout of home and project
-HOME_LINES = ("rm -rf ~/", "rm -rf ~", "rm -r -f ~/ && ls src", "ls ~", "cat ~/", "rmdir ~", "shred -u ~/", "rm ~ src")
+HOME_LINES = ("rm -rf ~/", "rm -rf ~", "rm -r -f ~/ && ls src", "ls ~", "cat ~/")
+# one file's delete (of the home itself too): what it loses is the full analysis' (the ledger's `holds`)
+HOME_LINES_NOT_ANSWERED = ("rmdir ~", "shred -u ~/", "rm ~ src", "unlink ~/x")
 
 
 class HomeWorld(World):
@@ -312,6 +314,11 @@ def home_world(request: pytest.FixtureRequest) -> Iterator[HomeWorld]:
 @pytest.mark.parametrize("line", HOME_LINES)
 def test_a_line_naming_the_home_itself_gets_the_full_analysis_facts(home_world: HomeWorld, line: str) -> None:
     assert home_world.compared(DEFAULT_AGENT, _payload({"command": line})) is True
+
+
+@pytest.mark.parametrize("line", HOME_LINES_NOT_ANSWERED)
+def test_one_files_delete_goes_to_the_full_analysis(home_world: HomeWorld, line: str) -> None:
+    assert home_world.compared(DEFAULT_AGENT, _payload({"command": line})) is False
 
 
 @pytest.mark.parametrize("line", ["rm -rf ${HOME}/", "rm -rf ${HOME}", "ls ${HOME} src"])
