@@ -39,7 +39,7 @@ from urllib.parse import unquote
 from hookd.enrich.ci_workflows import every_secret
 from hookd.enrich.holdings import _PAIR, _SHAPES, _URL_PASSWORD, head, is_credential_key, is_secret_value
 from hookd.enrich.piece_search import piece_index, pieced_values
-from hookd.enrich.text_codings import base85, inflated, rot47, rotations, spellings
+from hookd.enrich.text_codings import base85, inflated, rot47_runs, rotations, spellings
 from hookd.enrich.tool_args import new_texts, url_texts
 from hookd.types import JSON, NormalisedEvent, ToolKind
 
@@ -135,8 +135,8 @@ def _may_hold_secret(text: str) -> bool:
 def _may_be_carried(text: str) -> bool:
     """`text`, compacted, or one of its spellings (text_codings: codes read, separators taken out, base85
     decoded, ROT47 read back) may hold a secret (`_may_hold_secret`)."""
-    variants = [text, compacted(text), rot47(text), *spellings(text)]
-    variants += [raw.decode("utf-8", "replace") for raw in base85(text)]
+    variants = [text, compacted(text), *rot47_runs(text), *spellings(text)]
+    variants += [t for raw in base85(text) if (t := _text_of(raw)) is not None]
     return any(_may_hold_secret(v) for v in variants)
 
 

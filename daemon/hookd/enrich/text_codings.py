@@ -31,21 +31,22 @@ MIN_CODES = 8  # codes of the shortest list read as characters (a date or a vers
 MIN_SPACED = 12  # characters of the shortest separated run read
 MIN_BASE85 = 20  # characters of the shortest ascii85/base85 run decoded
 MAX_INFLATED = 1024 * 1024  # bytes a decompression yields at most (a compression bomb stops there)
+MAX_BASE85 = 16 * 1024  # characters of a text's ascii85/base85 runs decoded (each run read at five offsets)
 
 _ESCAPE = re.compile(
     r"\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})|%u([0-9a-fA-F]{4})|\\([0-7]{3})"
     r"|\\x([0-9a-fA-F]{2})|\\([\"'\\/])"
 )
 _REFERENCE = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]{1,31});")
-_CODE_LIST = re.compile(rf"(?<![\w.])(?:\d{{1,7}}[^\w\n]{{1,4}}){{{MIN_CODES - 1},}}\d{{1,7}}(?![\w.])")
+_CODE_LIST = re.compile(rf"(?<![\w.])(?:\d{{1,7}}+[^\w\n]{{1,4}}+){{{MIN_CODES - 1},}}\d{{1,7}}+(?![\w.])")
 _CODE = re.compile(r"\d+")
 # one character, then the same separator (anything but a letter or a digit) between each following one
 _SPACED = re.compile(rf"[^\s](?P<sep>[^A-Za-z0-9\n])(?:[^\s](?P=sep)){{{MIN_SPACED - 2},}}[^\s]")
 _ASCII85_RUN = re.compile(rf"[!-uz]{{{MIN_BASE85},}}")
 _BASE85_RUN = re.compile(rf"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{{|}}~]{{{MIN_BASE85},}}")
 _BASE64_ONLY = re.compile(r"[A-Za-z0-9+/=_-]+")
-_ROT47_FROM = "".join(chr(c) for c in range(33, 127))
-_ROT47 = str.maketrans(_ROT47_FROM, _ROT47_FROM[47:] + _ROT47_FROM[:47])
+_ROT47_FROM = bytes(range(33, 127))
+_ROT47 = bytes.maketrans(_ROT47_FROM, _ROT47_FROM[47:] + _ROT47_FROM[:47])  # ASCII only: UTF-8's other bytes kept
 _LOWER = "abcdefghijklmnopqrstuvwxyz"
 _UPPER = _LOWER.upper()
 
@@ -89,16 +90,29 @@ def spellings(text: str) -> list[str]:
 
 
 def base85(text: str) -> list[bytes]:
-    """What each ascii85 or base85 run of `text` decodes to, read from each of its first five characters (a run
-    found in a text may begin with what precedes the value: a quote is in ascii85's alphabet). A run of base64's
-    alphabet only is left to base64."""
-    out = []
+    """What each ascii85 or base85 run of `text` that looks encoded decodes to (the first MAX_BASE85 characters of
+    runs), read from each of its first five characters that only marks precede (a run found in a text may begin
+    with what precedes the value: a quote or `=` is in ascii85's alphabet)."""
+    out, budget = [], MAX_BASE85
     for pattern, decode in ((_ASCII85_RUN, base64.a85decode), (_BASE85_RUN, base64.b85decode)):
         for run in dict.fromkeys(pattern.findall(text)):
-            if _BASE64_ONLY.fullmatch(run):
+            if budget <= 0:
+                break
+            if not _looks_encoded(run):
                 continue
-            out += [raw for at in range(5) if (raw := _decoded85(decode, run[at:].rstrip("~>"))) is not None]
+            budget -= len(run)
+            starts = [at for at in range(5) if not run[:at].isalnum()]  # what precedes a value: a quote, `=`, `<~`
+            out += [raw for at in starts if (raw := _decoded85(decode, run[at:].rstrip("~>"))) is not None]
     return out
+
+
+def _looks_encoded(run: str) -> bool:
+    """An encoder's output spreads over its alphabet: a run with a digit, both cases and three punctuation marks
+    (a run of base64's alphabet only is left to base64; an identifier or a call of code lacks some)."""
+    if _BASE64_ONLY.fullmatch(run):
+        return False
+    kinds = (any(c.isdigit() for c in run), any(c.isupper() for c in run), any(c.islower() for c in run))
+    return all(kinds) and len({c for c in run if not c.isalnum()}) >= 3
 
 
 def _decoded85(decode: Callable[[str], bytes], run: str) -> bytes | None:
@@ -124,9 +138,20 @@ def inflated(raw: bytes) -> bytes | None:
     return None
 
 
+_ROT47_RUN = re.compile(r"[!-~]{16,}")
+_WORD = re.compile(r"[a-z]{5}")
+
+
+def rot47_runs(text: str) -> list[str]:
+    """The runs of `text` that may be ROT47's output, read back: visible ASCII with no word of five lowercase
+    letters (ROT47 maps lowercase letters to digits, marks and capitals: a secret so written has none, a line of
+    code or prose has some)."""
+    return [rot47(m.group()) for m in _ROT47_RUN.finditer(text) if _WORD.search(m.group()) is None]
+
+
 def rot47(text: str) -> str:
     """`text` under ROT47 (its own inverse): a text so written holds no letter-and-digit run until read back."""
-    return text.translate(_ROT47)
+    return text.encode("utf-8", "surrogatepass").translate(_ROT47).decode("utf-8", "surrogatepass")
 
 
 def rotations(value: str) -> list[str]:
