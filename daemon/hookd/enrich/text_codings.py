@@ -7,10 +7,11 @@ batch of the agents' tools"):
   and backslash, and lists of decimal codes (`String.fromCharCode(115,107)`, `bytes([115, 107])`), read as the
   characters they stand for;
 * a text with one separator between each of its characters (`q.8.V.d`, a space or a zero-width space between
-  letters), read with the separators taken out;
+  letters), or one mark between its chunks of 2 to 7 characters (`q8-Vd-2L`), read with the separators taken out;
 * the ascii85 and base85 encodings (Adobe's and RFC 1924's alphabets), beside enrich/carried_secrets.py's base64,
   hex and base32;
-* a compressed payload (gzip, zlib, bzip2, xz: found by its magic bytes once a run is decoded), decompressed;
+* a compressed payload (gzip, zlib, bzip2, xz: found by its magic bytes once a run is decoded; raw deflate, which
+  has none, tried on what is long enough), decompressed;
 * letter rotations (the 25 Caesar shifts, ROT13 among them, and ROT47 over printable ASCII): the search applies
   them to the values, not the text (`rotations`).
 
@@ -31,6 +32,7 @@ MIN_CODES = 8  # codes of the shortest list read as characters (a date or a vers
 MIN_SPACED = 12  # characters of the shortest separated run read
 MIN_BASE85 = 20  # characters of the shortest ascii85/base85 run decoded
 MAX_INFLATED = 1024 * 1024  # bytes a decompression yields at most (a compression bomb stops there)
+MIN_DEFLATED = 8  # bytes of the shortest raw deflate stream tried
 MAX_BASE85 = 16 * 1024  # characters of a text's ascii85/base85 runs decoded (each run read at five offsets)
 
 _ESCAPE = re.compile(
@@ -42,6 +44,12 @@ _CODE_LIST = re.compile(rf"(?<![\w.])(?:\d{{1,7}}+[^\w\n]{{1,4}}+){{{MIN_CODES -
 _CODE = re.compile(r"\d+")
 # one character, then the same separator (anything but a letter or a digit) between each following one
 _SPACED = re.compile(rf"[^\s](?P<sep>[^A-Za-z0-9\n])(?:[^\s](?P=sep)){{{MIN_SPACED - 2},}}[^\s]")
+MAX_CHUNK = 7  # characters of the longest chunk read (a longer piece is enrich/piece_search.py's)
+_CHUNK = "A-Za-z0-9+/=_~"
+_CHUNKED = [
+    re.compile(rf"([{_CHUNK}]{{{n}}})([^{_CHUNK}\s])(?:[{_CHUNK}]{{{n}}}\2){{2,}}[{_CHUNK}]{{1,{n}}}(?![{_CHUNK}])")
+    for n in range(2, MAX_CHUNK + 1)
+]
 _ASCII85_RUN = re.compile(rf"[!-uz]{{{MIN_BASE85},}}")
 _BASE85_RUN = re.compile(rf"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{{|}}~]{{{MIN_BASE85},}}")
 _BASE64_ONLY = re.compile(r"[A-Za-z0-9+/=_-]+")
@@ -79,8 +87,13 @@ def code_lists(text: str) -> list[str]:
 
 
 def despaced(text: str) -> list[str]:
-    """Each run of `text` with one separator between its characters, the separators taken out."""
-    return [m.group()[::2] for m in _SPACED.finditer(text)]
+    """Each run of `text` with one separator between its characters, or one mark between its chunks of 2 to
+    MAX_CHUNK characters (a chunker's output: every chunk that size, the last no longer), the separators taken
+    out."""
+    out = [m.group()[::2] for m in _SPACED.finditer(text)]
+    for chunked in _CHUNKED:
+        out += [m.group().replace(m.group(2), "") for m in chunked.finditer(text)]
+    return out
 
 
 def spellings(text: str) -> list[str]:
@@ -133,6 +146,8 @@ def inflated(raw: bytes) -> bytes | None:
             return bz2.BZ2Decompressor().decompress(raw, MAX_INFLATED)
         if raw[:6] == b"\xfd7zXZ\x00":
             return lzma.LZMADecompressor().decompress(raw, MAX_INFLATED)
+        if len(raw) >= MIN_DEFLATED:  # raw deflate has no magic: tried on what is long enough
+            return zlib.decompressobj(-zlib.MAX_WBITS).decompress(raw, MAX_INFLATED) or None
     except (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError):
         return None
     return None
