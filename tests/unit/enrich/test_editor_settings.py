@@ -43,6 +43,10 @@ def test_plain_settings_run_nothing(path: str, text: str) -> None:
         (NVIM, "vim.g.python3_host_prog = '/opt/x/py'\n"),  # a string global a provider runs
         (NVIM, "vim.opt.number = true\nvim.fn.system({'make', 'deploy'})\n"),  # a call
         (NVIM, "vim.opt.number = true; os.remove('x')\n"),
+        (NVIM, "vim.o.winbar = '%{system(\"id\")}'\n"),  # a drawn option's expression
+        (NVIM, "vim.o.shellquote = '\"'\n"),  # how vim quotes its shell's command
+        (EMACS, '(setq ispell-program-name "/opt/x/spell")\n'),
+        (EMACS, '(setq python-shell-interpreter "/opt/x/py")\n'),
         (EMACS, '(setq compile-command "make deploy")\n'),  # a risky variable (-command)
         (EMACS, '(add-hook \'after-init-hook (lambda () (shell-command "make")))\n'),
         (EMACS, "(setq x\n      1)\n"),  # a form spanning lines is not read

@@ -32,6 +32,8 @@ _LUA_VALUE = rf"(?:{_LUA_LITERAL}|\{{\s*(?:{_LUA_LITERAL}\s*,?\s*)*\}})"
 _LUA_OPTION = re.compile(
     rf"vim\.(?:opt|o|go|wo|bo|opt_local|opt_global)\.([A-Za-z_]+)\s*(?:=\s*{_LUA_VALUE}|:(?:append|prepend|remove)\(\s*{_LUA_VALUE}\s*\))\s*;?"
 )
+# what makes a value of a drawn option (`winbar`, `statuscolumn`) an expression vim evaluates, or a command it runs
+_LUA_UNSAFE = ("%{", "%!", "system(", "`", "!")
 _LUA_TRAILING_COMMENT = re.compile(r"\s+--[^'\"]*$")
 _LUA_GLOBAL = re.compile(r"vim\.g\.([A-Za-z_]+)\s*=\s*(-?[0-9][0-9.]*|true|false|'[^'\\\n]*'|\"[^\"\\\n]*\")\s*;?")
 
@@ -44,7 +46,11 @@ _ELISP_MODE = re.compile(
 _RISKY_SUFFIXES = (
     "-command", "-frame-alist", "-function", "-functions", "-hook", "-hooks", "-form", "-forms", "-map",
     "-map-alist", "-mode-alist", "-program", "-predicate", "-switches", "-path", "-file-name", "-directory",
+    "-file", "-name", "-args", "-arguments", "-cmd", "-exe",
 )  # fmt: skip
+# words of a variable's name that make its value something run or loaded (`ispell-program-name`,
+# `python-shell-interpreter`, `lsp-clients-…-executable`)
+_RISKY_WORDS = ("shell", "program", "command", "executable", "interpreter", "binary", "script", "hook", "function")
 _RISKY_NAMES = frozenset({"load-path", "exec-path", "process-environment", "initial-environment", "debugger"})
 
 _READLINE_SET = re.compile(r"set\s+[A-Za-z-]+\s+\S+")
@@ -74,8 +80,11 @@ def _every_line(text: str, comment: str, setting: Callable[[str], bool]) -> bool
 
 def _lua_setting(line: str) -> bool:
     line = _LUA_TRAILING_COMMENT.sub("", line)
+    if any(marker in line for marker in _LUA_UNSAFE):
+        return False
     if (option := _LUA_OPTION.fullmatch(line)) is not None:
-        return option.group(1) not in _vim_unsafe_options()
+        name = option.group(1)
+        return name not in _vim_unsafe_options() and not name.startswith("shell")
     if (variable := _LUA_GLOBAL.fullmatch(line)) is not None:
         value = variable.group(2)
         return not value.startswith(("'", '"')) or variable.group(1).endswith("leader")
@@ -97,7 +106,7 @@ def _elisp_setting(line: str) -> bool:
 
 
 def _risky(name: str) -> bool:
-    return name in _RISKY_NAMES or name.endswith(_RISKY_SUFFIXES) or "shell" in name
+    return name in _RISKY_NAMES or name.endswith(_RISKY_SUFFIXES) or any(w in name for w in _RISKY_WORDS)
 
 
 def _readline_setting(line: str) -> bool:
