@@ -39,7 +39,7 @@ from urllib.parse import unquote
 from hookd.enrich.ci_workflows import every_secret
 from hookd.enrich.holdings import _PAIR, _SHAPES, _URL_PASSWORD, head, is_credential_key, is_secret_value
 from hookd.enrich.piece_search import piece_index, pieced_values
-from hookd.enrich.text_codings import base85, inflated, rot47_runs, rotations, spellings
+from hookd.enrich.text_codings import base85, inflated, letter_skeleton, rot47, rot47_runs, rotations, spellings
 from hookd.enrich.tool_args import new_texts, url_texts
 from hookd.types import JSON, NormalisedEvent, ToolKind
 
@@ -342,12 +342,14 @@ class _Haystack:
     def __init__(self, text: str) -> None:
         self.text = text
         self.folded = text.lower()
+        self._skeleton: str | None = None
 
     def carried(self, values: frozenset[str]) -> set[str]:
         """Those of `values` the text carries. A value as written is in the folded text folded, unless lower()
         folds it otherwise than the text around it (a final sigma): only a value not all ASCII is searched as
-        written too. A value written backwards is carried as much (reversing it back costs its reader nothing)."""
-        found = {v for v in values if any(self._holds(w) for w in (v, v[::-1], *rotations(v)))}
+        written too. A value written backwards is carried as much (reversing it back costs its reader nothing),
+        and so is one under a letter rotation (text_codings.rotations)."""
+        found = {v for v in values if any(self._holds(w) for w in (v, v[::-1])) or self._rotated(v)}
         pieced = frozenset(v for v in values - found if len(v) >= MIN_PIECED)
         if pieced:
             folded = pieced_values(piece_index(pieced, PIECE), self._pieces(), COVERED)
@@ -356,6 +358,15 @@ class _Haystack:
 
     def _holds(self, value: str) -> bool:
         return value.lower() in self.folded or (not value.isascii() and value in self.text)
+
+    def _rotated(self, value: str) -> bool:
+        """`value` under a letter rotation: its Caesar shifts are looked for only where the text's letters and
+        digits fall as the value's do (the skeleton every shift shares: one search, not 25), ROT47 searched as is."""
+        if self._skeleton is None:
+            self._skeleton = letter_skeleton(self.folded)
+        if letter_skeleton(value.lower()) not in self._skeleton:
+            return self._holds(rot47(value))
+        return any(self._holds(w) for w in rotations(value))
 
     def _pieces(self) -> list[str]:
         """The text's runs that may be pieces of a value (a word of prose is none), folded, from its first

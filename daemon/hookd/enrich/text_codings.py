@@ -169,10 +169,17 @@ def rot47(text: str) -> str:
     return text.encode("utf-8", "surrogatepass").translate(_ROT47).decode("utf-8", "surrogatepass")
 
 
+_SKELETON = bytes.maketrans(bytes(range(97, 123)) + bytes(range(65, 91)), b"a" * 52)
+
+
+def letter_skeleton(text: str) -> str:
+    """`text` with every ASCII letter written `a`: what a letter rotation keeps (digits and marks stay)."""
+    return text.encode("utf-8", "surrogatepass").translate(_SKELETON).decode("utf-8", "surrogatepass")
+
+
+_SHIFTS = [str.maketrans(_LOWER + _UPPER, _LOWER[k:] + _LOWER[:k] + _UPPER[k:] + _UPPER[:k]) for k in range(1, 26)]
+
+
 def rotations(value: str) -> list[str]:
-    """`value` under each letter rotation (shifts 1 to 25; digits and symbols kept) and under ROT47."""
-    out = []
-    for shift in range(1, 26):
-        table = str.maketrans(_LOWER + _UPPER, _LOWER[shift:] + _LOWER[:shift] + _UPPER[shift:] + _UPPER[:shift])
-        out.append(value.translate(table))
-    return [*out, rot47(value)]
+    """`value` under each letter rotation (shifts 1 to 25; digits and symbols kept) and, last, under ROT47."""
+    return [*(value.translate(table) for table in _SHIFTS), rot47(value)]
