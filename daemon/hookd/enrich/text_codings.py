@@ -46,10 +46,10 @@ _CODE = re.compile(r"\d+")
 _SPACED = re.compile(rf"[^\s](?P<sep>[^A-Za-z0-9\n])(?:[^\s](?P=sep)){{{MIN_SPACED - 2},}}[^\s]")
 MAX_CHUNK = 7  # characters of the longest chunk read (a longer piece is enrich/piece_search.py's)
 _CHUNK = "A-Za-z0-9+/=_~"
-_CHUNKED = [
-    re.compile(rf"([{_CHUNK}]{{{n}}})([^{_CHUNK}\s])(?:[{_CHUNK}]{{{n}}}\2){{2,}}[{_CHUNK}]{{1,{n}}}(?![{_CHUNK}])")
-    for n in range(2, MAX_CHUNK + 1)
-]
+_CHUNKED = re.compile(
+    rf"(?<![{_CHUNK}])[{_CHUNK}]{{1,{MAX_CHUNK}}}+([^{_CHUNK}\s])(?:[{_CHUNK}]{{1,{MAX_CHUNK}}}+\1){{2,}}"
+    rf"[{_CHUNK}]{{1,{MAX_CHUNK}}}+(?![{_CHUNK}])"
+)
 _ASCII85_RUN = re.compile(rf"[!-uz]{{{MIN_BASE85},}}")
 _BASE85_RUN = re.compile(rf"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{{|}}~]{{{MIN_BASE85},}}")
 _BASE64_ONLY = re.compile(r"[A-Za-z0-9+/=_-]+")
@@ -91,8 +91,11 @@ def despaced(text: str) -> list[str]:
     MAX_CHUNK characters (a chunker's output: every chunk that size, the last no longer), the separators taken
     out."""
     out = [m.group()[::2] for m in _SPACED.finditer(text)]
-    for chunked in _CHUNKED:
-        out += [m.group().replace(m.group(2), "") for m in chunked.finditer(text)]
+    for match in _CHUNKED.finditer(text):
+        chunks = match.group().split(match.group(1))
+        size = len(chunks[0])
+        if size > 1 and all(len(c) == size for c in chunks[:-1]) and len(chunks[-1]) <= size:
+            out.append("".join(chunks))
     return out
 
 
