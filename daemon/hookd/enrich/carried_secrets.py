@@ -39,6 +39,7 @@ from urllib.parse import unquote
 from hookd.enrich.ci_workflows import every_secret
 from hookd.enrich.holdings import _PAIR, _SHAPES, _URL_PASSWORD, head, is_credential_key, is_secret_value
 from hookd.enrich.piece_search import piece_index, pieced_values
+from hookd.enrich.text_codings import base85, inflated, letter_skeleton, rot47, rot47_runs, rotations, spellings
 from hookd.enrich.tool_args import new_texts, url_texts
 from hookd.types import JSON, NormalisedEvent, ToolKind
 
@@ -88,6 +89,10 @@ _TOKEN_VALUE = re.compile(r"[A-Za-z0-9+/=_.~-]+")
 # netrc(5): whitespace-separated tokens, a `password` or `account` token's next token its secret (no `=` or `:`)
 _NETRC_SECRET = re.compile(r"(?:^|\s)(?:password|account)\s+(\S+)")
 
+# A URL's user information holding a password that looks generated (upper and lower case and digits, 10 long):
+# the `user:password@host` part is a value however short the password (MIN_VALUE leaves the password alone out)
+_CREDENTIAL_AUTHORITY = re.compile(r"://([^\s/:@\"']{1,256}:([^\s/@\"']{10,256})@[A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?)")
+
 # A CI workflow's whole secrets context (enrich/ci_workflows.py): every repository secret in one value
 _CI_SECRETS = "the CI's whole secrets context (toJSON(secrets))"
 
@@ -106,7 +111,12 @@ def store_values(text: str, *, dotenv: bool = False, netrc: bool = False) -> fro
             found.add(value)
     if dotenv:
         found |= {v for m in _DOTENV.finditer(text) if _TOKEN_VALUE.fullmatch(v := m.group(1)) and _mixed(v)}
+    found |= {m.group(1) for m in _CREDENTIAL_AUTHORITY.finditer(text) if _generated(m.group(2))}
     return frozenset(v.strip() for v in found if len(v.strip()) >= MIN_VALUE and is_secret_value(v))
+
+
+def _generated(password: str) -> bool:
+    return any(c.isupper() for c in password) and any(c.islower() for c in password) and _mixed(password)
 
 
 def _may_hold_secret(text: str) -> bool:
@@ -117,7 +127,17 @@ def _may_hold_secret(text: str) -> bool:
         if _mixed(run) and (len(run) >= 32 or not run.islower()):
             return True
     pieces = (m.group() for m in _PIECE_RUN.finditer(text[:MAX_PIECED_TEXT]))
-    return sum(1 for run in pieces if _mixed(run) and not run.islower()) >= 2
+    if sum(1 for run in pieces if _mixed(run) and not run.islower()) >= 2:
+        return True
+    return any(_generated(m.group(2)) for m in _CREDENTIAL_AUTHORITY.finditer(text))
+
+
+def _may_be_carried(text: str) -> bool:
+    """`text`, compacted, or one of its spellings (text_codings: codes read, separators taken out, base85
+    decoded, ROT47 read back) may hold a secret (`_may_hold_secret`)."""
+    variants = [text, compacted(text), *rot47_runs(text), *spellings(text)]
+    variants += [t for raw in base85(text) if (t := _text_of(raw)) is not None]
+    return any(_may_hold_secret(v) for v in variants)
 
 
 def _mixed(value: str) -> bool:
@@ -237,8 +257,10 @@ def _decoded(text: str) -> list[str]:
     """`text`, percent-decoded, and what its runs decode to, layer after layer (an encoding of an encoding): each
     layer's decodings that are text (strict UTF-8: a run read at the wrong offset or in the wrong encoding is
     not) are read again, up to MAX_LAYERS."""
-    out = [text, unquote(text)] if "%" in text else [text]
-    layer = [text]
+    first = [text, unquote(text)] if "%" in text else [text]
+    first += spellings(text)
+    out = list(first)
+    layer = first
     for _ in range(MAX_LAYERS):
         raws = [raw for t in layer for raw in _decodings(t)]
         out += [raw.decode("utf-8", "replace") for raw in raws]
@@ -253,6 +275,8 @@ def _decodings(text: str) -> list[bytes]:
     raws = [raw for run in runs for raw in _base64(run)]
     raws += [raw for run in runs for part in _HEX_RUN.findall(run) for raw in _hex(part)]
     raws += [raw for run in runs for part in _BASE32_RUN.findall(run) for raw in _base32(part)]
+    raws += base85(text)
+    raws += [out for raw in raws if (out := inflated(raw))]
     return list(dict.fromkeys(raws))  # base64 and base64url read a run alike unless it holds their two letters
 
 
@@ -289,7 +313,7 @@ def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
     given = carried_texts(event)
     whole = [{"file": _CI_SECRETS, "values": 0}] if any("secrets" in t and every_secret(t) for t in given) else []
     windows = [w for t in given for w in _windows(t)]
-    texts = [w for w in windows if _may_hold_secret(w) or _may_hold_secret(compacted(w))]
+    texts = [w for w in windows if _may_be_carried(w)]
     texts += [w for w in windows if "%" in w and w not in texts and _may_hold_secret(unquote(w))]
     rests = [t[MAX_DECODED:] for t in given if len(t) > MAX_DECODED]  # searched as written only
     if not texts and not rests:
@@ -318,12 +342,14 @@ class _Haystack:
     def __init__(self, text: str) -> None:
         self.text = text
         self.folded = text.lower()
+        self._skeleton: str | None = None
 
     def carried(self, values: frozenset[str]) -> set[str]:
         """Those of `values` the text carries. A value as written is in the folded text folded, unless lower()
         folds it otherwise than the text around it (a final sigma): only a value not all ASCII is searched as
-        written too. A value written backwards is carried as much (reversing it back costs its reader nothing)."""
-        found = {v for v in values if any(self._holds(w) for w in (v, v[::-1]))}
+        written too. A value written backwards is carried as much (reversing it back costs its reader nothing),
+        and so is one under a letter rotation (text_codings.rotations)."""
+        found = {v for v in values if any(self._holds(w) for w in (v, v[::-1])) or self._rotated(v)}
         pieced = frozenset(v for v in values - found if len(v) >= MIN_PIECED)
         if pieced:
             folded = pieced_values(piece_index(pieced, PIECE), self._pieces(), COVERED)
@@ -332,6 +358,15 @@ class _Haystack:
 
     def _holds(self, value: str) -> bool:
         return value.lower() in self.folded or (not value.isascii() and value in self.text)
+
+    def _rotated(self, value: str) -> bool:
+        """`value` under a letter rotation: its Caesar shifts are looked for only where the text's letters and
+        digits fall as the value's do (the skeleton every shift shares: one search, not 25), ROT47 searched as is."""
+        if self._skeleton is None:
+            self._skeleton = letter_skeleton(self.folded)
+        if letter_skeleton(value.lower()) not in self._skeleton:
+            return self._holds(rot47(value))
+        return any(self._holds(w) for w in rotations(value))
 
     def _pieces(self) -> list[str]:
         """The text's runs that may be pieces of a value (a word of prose is none), folded, from its first

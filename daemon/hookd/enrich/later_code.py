@@ -29,6 +29,7 @@ from hookd.enrich.build_files import is_makefile
 from hookd.enrich.command_files import is_command_file, lines_run_later, marker_lines
 from hookd.enrich.config_commands import parsed_settings
 from hookd.enrich.effects.configtext import makefile_commands, placed_changed
+from hookd.enrich.effects.editor_settings import editor_settings_only
 from hookd.enrich.effects.languages import code_runs_nothing
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
@@ -361,6 +362,8 @@ _CODE_WHEN = "code that deletes in the home, or sends what it reads from the hom
 
 def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | None:
     """Code written into a dot-directory (or a dotfile) of the home, outside the project and the caches."""
+    if texts and all(editor_settings_only(path, added_lines(t)) for t in texts):
+        return None  # an editor's init file given options only (effects/editor_settings.py)
     first = next((_added_text(t) for t in texts), None)
     lang = home_code_lang(path, home, project, first)
     if lang is None and _home_rc(path, home, project):
@@ -391,7 +394,7 @@ def _scratch_code(path: str, texts: list[str], unread: list[str], project: str) 
         return None
     if any(root in rest for rest in unread for root in _SCRATCH_ROOTS):
         return {"lang": "text", "text": ""}, "a configuration too long to read that names scratch space"
-    for text in texts:
+    for text in map(added_lines, texts):  # a patch's lines added, not its headers (the file's own name)
         found = (m.group(1) for m in _SCRATCH_CODE.finditer(text) if not under(m.group(1), project))
         named = next(found, "") or _scratch_program(text, project)
         if named:

@@ -45,18 +45,16 @@ def _shadows(name: str, value: str) -> bool:
 
 
 def _alias_pairs(line: str) -> list[tuple[str, str]]:
-    """The (name, value) pairs a line of alias definitions gives (bash's `alias a='x' b=y`, fish's `alias a 'x'`),
-    or []."""
-    if not line.startswith("alias ") or len(line) > MAX_ALIAS_LINE or any(m in line for m in _EXPANDED):
+    """The (name, value) pairs a line of alias definitions gives (bash's `alias a='x' b=y`, fish's `alias a 'x'`,
+    fish's abbreviation `abbr -a a x y`), or []."""
+    definer = line.partition(" ")[0]
+    if definer not in ("alias", "abbr") or len(line) > MAX_ALIAS_LINE or any(m in line for m in _EXPANDED):
         return []
-    try:
-        lexer = shlex.shlex(line[len("alias ") :], posix=True, punctuation_chars=True)
-        lexer.whitespace_split, lexer.commenters = True, "#"
-        tokens = list(lexer)
-    except ValueError:
+    tokens = _tokens(line[len(definer) + 1 :])
+    if tokens is None or any(t and set(t) <= _OPERATORS for t in tokens):  # `alias ll=ls; export …`: more
         return []
-    if any(t and set(t) <= _OPERATORS for t in tokens):  # `alias ll=ls; export LD_PRELOAD=…`: more than aliases
-        return []
+    if definer == "abbr":
+        return _abbreviation(tokens)
     words = [w for w in tokens if not w.startswith("-")]
     if len(words) == 2 and "=" not in words[0]:  # fish: `alias NAME VALUE`
         words = [f"{words[0]}={words[1]}"]
@@ -64,3 +62,36 @@ def _alias_pairs(line: str) -> list[tuple[str, str]]:
     if not pairs or not all(eq and _NAME.fullmatch(name) and value.strip() for name, eq, value in pairs):
         return []
     return [(name, value) for name, _, value in pairs]
+
+
+def _tokens(text: str) -> list[str] | None:
+    try:
+        lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+        lexer.whitespace_split, lexer.commenters = True, "#"
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+# fish's abbr(1) options (https://fishshell.com/docs/current/cmds/abbr.html): those that take a value, and those that
+# make the expansion something run rather than typed (`--function`: a function's output)
+_ABBR_VALUED = frozenset({"--position", "-p", "--regex", "-r", "--command", "-c"})
+_ABBR_RUNS = frozenset({"--function", "-f"})
+
+
+def _abbreviation(tokens: list[str]) -> list[tuple[str, str]]:
+    """fish's `abbr [-a] [OPTIONS] NAME EXPANSION…`: NAME typed is replaced by EXPANSION on the command line the
+    user then runs, as an alias's value is (an `--function` abbreviation, or a query or erase, is none)."""
+    words, k = [], 0
+    while k < len(tokens):
+        word = tokens[k]
+        if word.partition("=")[0] in _ABBR_RUNS or word in ("-e", "--erase", "-l", "--list", "-s", "--show"):
+            return []
+        if word.startswith("-"):
+            k += 2 if word in _ABBR_VALUED else 1
+            continue
+        words.append(word)
+        k += 1
+    if len(words) < 2 or not _NAME.fullmatch(words[0]):
+        return []
+    return [(words[0], " ".join(words[1:]))]

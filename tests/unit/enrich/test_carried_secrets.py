@@ -160,7 +160,8 @@ def test_look_alikes_carry_nothing(
 
 def test_store_values_are_a_stores_secrets_only() -> None:
     text = "[x]\nregion = eu-west-1\npassword = Pw0rd-long-enough-1\nurl = postgres://u:Sup3rS3cretPass99@h/db\n"
-    assert store_values(text) == {"Pw0rd-long-enough-1", "Sup3rS3cretPass99"}
+    # the URL's `user:password@host` too (blind-tools-19: a generated password shorter than a value alone)
+    assert store_values(text) == {"Pw0rd-long-enough-1", "Sup3rS3cretPass99", "u:Sup3rS3cretPass99@h"}
     assert store_values("NAME=orders-service-2\nSHORT=ab1\n", dotenv=True) == {"orders-service-2"}
     assert store_values("NAME=orders-service-2\n") == frozenset()  # not a dotenv, no credential key
 

@@ -1,7 +1,7 @@
 """hookd.enrich.piece_search and carried_secrets._Haystack: the one-pass search finds exactly what blindtools41's
-search found (kept here as the oracle), over every text and credential store of the policy corpus and over values
-spliced into texts at every offset, folded, base64-encoded and in pieces; and the sampling's stride is as long as
-it may be: one character longer misses a piece."""
+search found (kept here as the oracle, with blindtools44's letter rotations of a whole value), over every text and
+credential store of the policy corpus and over values spliced into texts at every offset, folded, base64-encoded and
+in pieces; and the sampling's stride is as long as it may be: one character longer misses a piece."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 
 from hookd.enrich import carried_secrets as cs
 from hookd.enrich.piece_search import piece_index, pieced_values
+from hookd.enrich.text_codings import letter_skeleton, rot47, rotations
 
 CORPUS = Path(__file__).resolve().parents[3] / "policies" / "corpus"
 STORES = {p.rpartition("/")[2] for p in (*cs.HOME_STORES, *cs.PROJECT_STORES)}
@@ -38,7 +39,13 @@ def oracle(text: str, values: frozenset[str]) -> set[str]:
     def held(v: str) -> bool:
         return v in text or v.lower() in folded or (len(v) >= cs.MIN_PIECED and pieced(v.lower()))
 
-    return {v for v in values if held(v) or held(v[::-1])}  # a value written backwards too (revfix42b)
+    skeleton = letter_skeleton(folded)
+
+    def rotated(v: str) -> bool:  # under a letter rotation, whole (blindtools44: text_codings.rotations)
+        shifts = rotations(v) if letter_skeleton(v.lower()) in skeleton else [rot47(v)]  # a shift keeps it
+        return any(w in text or w.lower() in folded for w in shifts)
+
+    return {v for v in values if held(v) or held(v[::-1]) or rotated(v)}  # backwards too (revfix42b)
 
 
 def found(text: str, values: frozenset[str]) -> set[str]:

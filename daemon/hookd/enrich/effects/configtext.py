@@ -14,6 +14,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import DATA, catalogue
 from hookd.enrich.effects.direnv import direnv_settings
+from hookd.enrich.effects.editor_settings import editor_settings_only
 from hookd.enrich.effects.later_lines import alias_definitions, alias_runs_quietly
 from hookd.enrich.effects.words import assignments, runs_nothing
 from hookd.enrich.holdings import head
@@ -189,7 +190,9 @@ def settings_only(path: str, text: str) -> bool:
     entry calls inert (a bound key's command too), no option set is one whose value runs later, and nothing
     holds a marker that runs a command (`#(…)`, a hook)."""
     entry = catalogue().settings_files.get(path.rpartition("/")[2])
-    if entry is None or len(text) > 64 * 1024 or any(marker in text for marker in entry["unsafe"]):
+    if entry is None:
+        return editor_settings_only(path, text)  # a file whose settings are no word list (init.lua, init.el)
+    if len(text) > 64 * 1024 or any(marker in text for marker in entry["unsafe"]):
         return False
     for raw in text.splitlines():
         line = raw.strip()
@@ -218,7 +221,9 @@ def _inert_setting(words: list[str], entry: Mapping[str, Any], *, bound: bool) -
         k = 0
         while k < len(rest) and rest[k].startswith("-") and len(rest[k]) > 1:
             k += 2 if rest[k] in entry["bind_flags"] else 1
-        return len(rest) <= k + 1 or _inert_setting(rest[k + 1 :], entry, bound=True)
+        # the words before the bound command: tmux's key, vim's autocmd's event and pattern
+        bound_at = k + int(entry.get("bind_words", 1))
+        return len(rest) <= bound_at or _inert_setting(rest[bound_at:], entry, bound=True)
     if name in entry["sets"] and entry.get("option_words"):  # vim: `set nu mp=make sw=4`, each word one option
         return not any(_option_name(w) in entry["unsafe_options"] for w in rest)
     if name in entry["sets"]:
