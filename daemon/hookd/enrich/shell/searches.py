@@ -134,7 +134,12 @@ def listed_words(words: tuple[str, ...]) -> bool:
         return False
     word = words[0]
     inner = word[2:-1] if word.startswith("$(") and word.endswith(")") else word[1:-1] if word[:1] == "`" else ""
+    if _SEQUENCE.search(inner):  # `$(echo ~/.ssh/id; rg --files)` prints what every command prints, not one listing
+        return False
     return len(word) > 2 and word[-1:] in ")`" and bool(inner.strip()) and "$(" not in inner and "`" not in inner
+
+
+_SEQUENCE = re.compile(r"[;&\n(){}]|\|\|")  # (a pipe prints its last command's output: still one listing)
 
 
 def searched_operands(argv: list[str], home: str) -> dict[str, str]:
