@@ -162,6 +162,7 @@ _files_ask contains {"id": "home-file-lost", "reason": reason} if {
 }
 
 _lost_verb(e) := "emptying" if e.emptied == true
+
 else := "deleting"
 
 _files_deny contains {"id": "recursive-chmod-system", "reason": reason} if {
@@ -280,6 +281,7 @@ _lost_ask contains {"id": "backup-history-pruned", "reason": reason} if {
 }
 
 _backup_place(e) := e.name if e.name != ""
+
 else := "its repository"
 
 # every commit rewritten, the reflog expired and the old objects pruned (`git filter-repo --force`): the history

@@ -580,10 +580,9 @@ SPEC = AgentSpec(
         bypass=_bypass,
         extension_manifest="gemini-extension.json",
         location_env=("GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH"),
-        # 0.61.0's bundle: the system defaults file (under every scope, so `hooksConfig.enabled` can be set there);
-        # the folder-trust variables its docs/reference/configuration.md names: GEMINI_CLI_TRUST_WORKSPACE=true
-        # trusts the workspace, GEMINI_CLI_TRUSTED_FOLDERS_PATH moves trustedFolders.json; either lets an untrusted
-        # project's own settings (a hooks-off key among them) load over the user's
+        # 0.61.0's bundle: the system defaults file (under every scope: `hooksConfig.enabled` can be set there); the
+        # folder-trust variables of docs/reference/configuration.md (GEMINI_CLI_TRUST_WORKSPACE=true trusts the
+        # workspace, GEMINI_CLI_TRUSTED_FOLDERS_PATH moves trustedFolders.json) load a project's own settings
         home_env=("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
         # the built-in `/hooks disable NAME` writes `hooksConfig.disabled` into the settings
         # (packages/cli/src/ui/commands/hooksCommand.ts); `gemini mcp add NAME CMD` a stdio server

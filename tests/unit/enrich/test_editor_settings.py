@@ -25,10 +25,6 @@ INPUTRC = "/home/u/.inputrc"
     [
         (NVIM, "vim.opt.expandtab = true\nvim.o.shiftwidth = 4 -- indent\nvim.wo.signcolumn = 'yes'\n"),
         (NVIM, "vim.opt.wildignore:append({ '*.o', '*.pyc' })\nvim.g.maplocalleader = ','\nvim.g.loaded_netrw = 1\n"),
-        (
-            EMACS,
-            ";; looks\n(setq make-backup-files nil)\n(setq-default fill-column 100 tab-width 4)\n(tool-bar-mode -1)\n",
-        ),
         (INPUTRC, '$if mode=emacs\nset show-all-if-ambiguous on\n"\\e[A": history-search-backward\n$endif\n'),
     ],
 )
@@ -45,6 +41,9 @@ def test_plain_settings_run_nothing(path: str, text: str) -> None:
         (NVIM, "vim.opt.number = true; os.remove('x')\n"),
         (NVIM, "vim.o.winbar = '%{system(\"id\")}'\n"),  # a drawn option's expression
         (NVIM, "vim.o.shellquote = '\"'\n"),  # how vim quotes its shell's command
+        (EMACS, "(setq make-backup-files nil)\n(tool-bar-mode -1)\n"),  # Emacs init is not read (review46)
+        (EMACS, "(savehist-mode 1)\n"),  # it loads the state file it keeps
+        (EMACS, "(setq enable-local-eval t)\n"),
         (EMACS, '(setq ispell-program-name "/opt/x/spell")\n'),
         (EMACS, '(setq python-shell-interpreter "/opt/x/py")\n'),
         (EMACS, '(setq compile-command "make deploy")\n'),  # a risky variable (-command)

@@ -33,7 +33,7 @@ def world(proj: Path) -> Path:
         (["find", ".", "-type", "f", "-name", "*.log", "-print0"], "./**/*.log"),
         (["find", ".", "-name", "x", "-o", "-name", "y"], None),  # an `-o`: not read
         (["find", ".", "-path", "*/a*/b*"], None),  # a path pattern past its last segment: not read
-        (["find", ".", "-type", "f"], None),  # no name test: it lists, it selects nothing by name
+        (["find", ".", "-type", "f"], None),  # no name test: it selects nothing by name (what it prints: below)
         # each test holds of what it selects, whatever their order: the name its last segment, the path's on the way
         (["find", "/c", "-path", "*hookd*", "-name", "cgroup.freeze"], "/c/**/*hookd*/**/cgroup.freeze"),
         (["find", "/c", "-name", "cgroup.freeze", "-path", "*hookd*"], "/c/**/*hookd*/**/cgroup.freeze"),
@@ -50,7 +50,7 @@ def test_a_pattern_in_any_case_keeps_a_negated_class() -> None:
 
 def test_a_search_as_a_substitution_only_when_its_selection_is_read() -> None:
     assert search_word(["find", ".", "-name", ".env"]) == "$(find . -name .env)"
-    assert search_word(["find", ".", "-type", "f"]) is None
+    assert search_word(["find", ".", "-type", "f"]) == "$(find . -type f)"  # every file below: `.env` too
     assert search_word(["grep", "-rl", "x"]) is None
 
 
@@ -95,3 +95,10 @@ def test_a_tools_own_setup_code_is_its_own_only_on_a_path_nothing_planted(
 ) -> None:
     runs = [e["known"] for e in ops(command, proj, "exec") if e["program"] in ("eval", "source")]
     assert runs and all(k is known for k in runs), (command, runs)
+
+
+def test_a_search_without_a_name_test_reads_every_file_below_its_root(tmp_path: Path) -> None:
+    # `find . -type f | xargs cat` prints `.env` as well: every name below the root is read (it was unknown, allowed)
+    (tmp_path / ".env").write_text("STRIPE_SECRET_KEY=sk_live_51H8xQ2eZvKYlo2C0aBcDeFgHiJkLmNoPqRsTuVwXyZ\n")
+    for line in ("find . -type f | xargs cat", "cat $(find . -type f)", "find . -type f -print0 | xargs -0 head"):
+        assert f"{tmp_path}/**/*" in [e["path"] for e in ops(line, tmp_path, "read")], line

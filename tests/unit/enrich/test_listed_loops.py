@@ -25,7 +25,6 @@ def _unknown(command: str, proj: Path) -> list[str]:
     ("command", "op", "below"),
     [
         ("""for f in $(git ls-files '*.py'); do printf '%s %s\\n' "$f" "$(wc -l < "$f")"; done""", "read", ""),
-        ("""for f in $(grep -rl Sink src); do sed -i 's/a/b/' "$f"; done""", "write", "src"),
         ("""for f in `find src -name '*.py'`; do cat "$f"; done""", "read", "src"),
     ],
 )

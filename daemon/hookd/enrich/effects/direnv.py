@@ -50,10 +50,14 @@ def direnv_settings(path: str, text: str) -> str:
     if os.path.basename(path) != ".envrc":
         return text
     here = os.path.dirname(path)
-    return "\n".join(_as_setting(line, here) for line in text.split("\n"))
+    named = not _PATH_SET.search(text)  # `layout python NAME`: NAME from the user's search path, which no line moves
+    return "\n".join(_as_setting(line, here, named) for line in text.split("\n"))
 
 
-def _as_setting(line: str, here: str) -> str:
+_PATH_SET = re.compile(r"\b(?:PATH_add|path_add|PATH\s*[+]?=|export\s+PATH\b)")  # (review46: `PATH_add bin` first)
+
+
+def _as_setting(line: str, here: str, named: bool) -> str:
     try:
         words = shlex.split(line, comments=True)
     except ValueError:
@@ -65,7 +69,7 @@ def _as_setting(line: str, here: str) -> str:
     name, args = words[0], words[1:]
     if "$" in line and name not in ("PATH_add", "path_add"):
         return line
-    if name in _SILENT or (name == "layout" and _virtualenv_layout(args)):
+    if name in _SILENT or (name == "layout" and _virtualenv_layout(args, named)):
         return ""
     if name in _DOTENV:
         file = args[0] if args else ".env"
@@ -78,12 +82,15 @@ def _as_setting(line: str, here: str) -> str:
     return line if assignment is None else assignment
 
 
-def _virtualenv_layout(args: list[str]) -> bool:
-    """`layout python`, `layout python NAME`, `layout python3`: a virtualenv below the `.envrc`'s directory, made by
-    an interpreter the search path finds (see the module's docstring)."""
+def _virtualenv_layout(args: list[str], named: bool) -> bool:
+    """`layout python`, `layout python NAME` (`named`: where the file moves no search path, review46), `layout
+    python3`: a virtualenv below the `.envrc`'s directory, made by an interpreter the search path finds (see the
+    module's docstring)."""
     if not args or args[0] not in _PYTHON_LAYOUTS:
         return False
-    return len(args) == 1 or (len(args) == 2 and args[0] == "python" and _COMMAND_NAME.fullmatch(args[1]) is not None)
+    return len(args) == 1 or (
+        named and len(args) == 2 and args[0] == "python" and _COMMAND_NAME.fullmatch(args[1]) is not None
+    )
 
 
 def _projects_env_file(file: str) -> bool:

@@ -1,7 +1,10 @@
 """Texts of editors' and line editors' init files that only set options (enrich/effects/configtext.settings_only
 for the files whose language is no word list; blind-tools-19's false positives, policies/README.md "A nineteenth
 blind batch of the agents' tools"). Each file's grammar of plain settings, line by line; any other line (a call, a
-hook, a binding to a macro, a form spanning lines) is code run later and stays asked:
+hook, a binding to a macro, a form spanning lines) is code run later and stays asked. Emacs Lisp init files are not
+read here (review46: a mode switched on loads the state files it keeps, `savehist-mode`, `desktop-save-mode`, and
+variables Emacs does not call risky still name programs and directories: `*-bin`, `package-user-dir`,
+`enable-local-eval`, `org-confirm-babel-evaluate`); they stay asked:
 
 * Neovim's Lua init (`init.lua`, https://neovim.io/doc/user/lua-guide.html#lua-guide-options): an option set to a
   literal through `vim.opt`, `vim.o`, `vim.go`, `vim.wo`, `vim.bo`, `vim.opt_local`, `vim.opt_global` (or
@@ -9,11 +12,6 @@ hook, a binding to a macro, a form spanning lines) is code run later and stays a
   of programs.json `settings_files`: `shell`, `makeprg`, the `*expr` and `*func` options, `runtimepath`, ...); a
   global variable `vim.g` set to a number or a boolean, or a leader key to a string (a plugin may run a string
   global as a command: `g:python3_host_prog`, `g:clipboard`);
-* Emacs Lisp init files (`init.el`, `.emacs`, `early-init.el`): `setq`, `setq-default` and `setopt` of literals
-  (a number, `t`, `nil`, a string, a quoted symbol) into variables Emacs does not call risky (the GNU Emacs
-  manual, "Safety of File Variables": names ending in `-command`, `-function(s)`, `-hook(s)`, `-form(s)`,
-  `-map`, `-mode-alist`, `-program`, `-predicate`..., and `load-path`, `exec-path`, the shell's file names), a
-  mode switched on or off (`(column-number-mode 1)`) and an installed theme loaded (`(load-theme 'x t)`);
 * readline's init file (`.inputrc`, readline(3) INITIALIZATION FILE): `set VARIABLE VALUE`, the `$if`, `$else`,
   `$endif` conditionals, `$include` of the system's file, and a key bound to a readline function by name (a key
   bound to a quoted macro types its text into the line the user runs: asked)."""
@@ -37,21 +35,6 @@ _LUA_UNSAFE = ("%{", "%!", "system(", "`", "!")
 _LUA_TRAILING_COMMENT = re.compile(r"\s+--[^'\"]*$")
 _LUA_GLOBAL = re.compile(r"vim\.g\.([A-Za-z_]+)\s*=\s*(-?[0-9][0-9.]*|true|false|'[^'\\\n]*'|\"[^\"\\\n]*\")\s*;?")
 
-_ELISP_ATOM = r"""(?:-?[0-9][0-9.]*|t|nil|"[^"\\\n]*"|'[A-Za-z0-9_+*/<>=.-]+)"""
-_ELISP_SET = re.compile(rf"\((?:setq|setq-default|setopt)((?:\s+[A-Za-z0-9_+*/<>=.-]+\s+{_ELISP_ATOM})+)\s*\)")
-_ELISP_PAIR = re.compile(rf"([A-Za-z0-9_+*/<>=.-]+)\s+({_ELISP_ATOM})")
-_ELISP_MODE = re.compile(
-    r"\([A-Za-z0-9-]+-mode(?:\s+(?:1|-1|0|\+1|t|nil))?\s*\)|\(load-theme\s+'[A-Za-z0-9-]+(?:\s+t)?\s*\)"
-)
-_RISKY_SUFFIXES = (
-    "-command", "-frame-alist", "-function", "-functions", "-hook", "-hooks", "-form", "-forms", "-map",
-    "-map-alist", "-mode-alist", "-program", "-predicate", "-switches", "-path", "-file-name", "-directory",
-    "-file", "-name", "-args", "-arguments", "-cmd", "-exe",
-)  # fmt: skip
-# words of a variable's name that make its value something run or loaded (`ispell-program-name`,
-# `python-shell-interpreter`, `lsp-clients-…-executable`)
-_RISKY_WORDS = ("shell", "program", "command", "executable", "interpreter", "binary", "script", "hook", "function")
-_RISKY_NAMES = frozenset({"load-path", "exec-path", "process-environment", "initial-environment", "debugger"})
 
 _READLINE_SET = re.compile(r"set\s+[A-Za-z-]+\s+\S+")
 _READLINE_COND = re.compile(r"\$(?:if\s+\S.*|else|endif|include\s+/etc/inputrc)")
@@ -59,15 +42,13 @@ _READLINE_BIND = re.compile(r"""(?:"(?:[^"\\]|\\.)+"|[A-Za-z][A-Za-z0-9-]*)\s*:\
 
 
 def editor_settings_only(path: str, text: str) -> bool:
-    """`text`, written into the init file `path` of Neovim (Lua), Emacs or readline, only sets options (see the
+    """`text`, written into the init file `path` of Neovim (Lua) or readline, only sets options (see the
     module doc); False for any other file or any other line."""
     base = path.rpartition("/")[2]
     if len(text) > MAX_TEXT:
         return False
     if base.endswith(".lua") and "/nvim/" in path:
         return _every_line(text, "--", _lua_setting)
-    if base in ("init.el", "early-init.el", ".emacs", ".emacs.el"):
-        return _every_line(text, ";", _elisp_setting)
     if base == ".inputrc":
         return _every_line(text, "#", _readline_setting)
     return False
@@ -94,19 +75,6 @@ def _lua_setting(line: str) -> bool:
 def _vim_unsafe_options() -> frozenset[str]:
     entry = catalogue().settings_files.get(".vimrc")
     return frozenset(entry["unsafe_options"]) if entry is not None else frozenset()
-
-
-def _elisp_setting(line: str) -> bool:
-    if _ELISP_MODE.fullmatch(line) is not None:
-        return True
-    settings = _ELISP_SET.fullmatch(line)
-    if settings is None:
-        return False
-    return not any(_risky(name) for name, _ in _ELISP_PAIR.findall(settings.group(1)))
-
-
-def _risky(name: str) -> bool:
-    return name in _RISKY_NAMES or name.endswith(_RISKY_SUFFIXES) or any(w in name for w in _RISKY_WORDS)
 
 
 def _readline_setting(line: str) -> bool:

@@ -55,7 +55,6 @@ class FileEffects:
         else:
             self._files(program, parsed, argv, name, view, place)
             mark_names_only(self.ledger.effects[start:], program, parsed)
-            names_listed(self.ledger, program, parsed, place)
         self._word_ops(program, parsed, name, view, place)
         if public_lines(program.name, argv):  # `grep '^VITE_' .env.local`: it prints public variables only
             for effect in self.ledger.effects[start:]:
@@ -216,17 +215,11 @@ class FileEffects:
         if program.members_below:  # `unzip A.zip MEMBER -d DIR`: the members named land below DIR
             member_writes(self.ledger, parsed, program.members_below, place, name)
         if name == "chmod" and not recursive and len(operands) > 1 and tightens(operands[0]):
-            self._private(operands[0], len(operands) - 1)
+            _private(self.ledger, operands[0], len(operands) - 1)
         if name == "chmod" and len(operands) > 1 and keeps_access(operands[0]):
             for effect in self.ledger.effects[-(len(operands) - 1) :]:
                 if effect["op"] == "chmod":
                     effect["keeps_access"] = True
-
-    def _private(self, mode: str, count: int) -> None:
-        """The chmod effects of the last `count` operands made private (`tightens`; see tightens())."""
-        for effect in self.ledger.effects[-count:]:
-            if effect["op"] == "chmod" and (_keeps_exec_off(mode) or os.path.isdir(str(effect["path"]))):
-                effect["tightens"] = True
 
     def _each_operand(
         self, program: Program, operands: list[str], name: str, recursive: bool, view: CommandView, place: Place
@@ -464,16 +457,6 @@ _CODE_WORD = re.compile(r"[(){};|&$`]")  # a word that is code or a command line
 _LOADS_ENVIRONMENT = re.compile(r"^--?env[-_]?file$", re.IGNORECASE)
 
 
-def names_listed(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
-    """`grep -rl PAT src`, `rg --files src`: it prints the names of files below what it searches (the working directory
-    when a recursive search names none), as `find src` does: what xargs or a read loop is fed next."""
-    if program.lists_names.isdisjoint(o for o, _ in parsed.options):
-        return
-    recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
-    for word in _file_operands(program, parsed) or (["."] if recursive else []):
-        ledger.add("list", place(word), program.name, recursive=recursive)
-
-
 def _path_in(token: str) -> tuple[str, bool]:
     """The path a word gives after its last mark (`=`, `@`, `<`), or the whole word ("" when it is not one), and
     whether the mark takes the file's content for the value (`@`, `<`). Linear: one scan from the end, one match."""
@@ -602,3 +585,10 @@ def option_execs(
     for option, value in parsed.options:
         if program.option_ops.get(option) == "exec-file" and value is not None:
             files.apply("exec-file", place(value), name, False, view)
+
+
+def _private(ledger: Ledger, mode: str, count: int) -> None:
+    """The chmod effects of the last `count` operands made private (`tightens`; see tightens())."""
+    for effect in ledger.effects[-count:]:
+        if effect["op"] == "chmod" and (_keeps_exec_off(mode) or os.path.isdir(str(effect["path"]))):
+            effect["tightens"] = True

@@ -24,7 +24,7 @@ import shlex
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.ledger import CommandView, Ledger
 from hookd.enrich.effects.loaded import may_run_files
-from hookd.enrich.effects.words import SHELLS, _dynamic
+from hookd.enrich.effects.words import SHELLS
 
 # git's subcommands that contact a remote (and `remote update`, `submodule update`, which fetch)
 CONTACTS = frozenset({"fetch", "pull", "push", "ls-remote", "remote", "submodule", "archive", "clone"})
@@ -45,11 +45,11 @@ def stored_url_runs(key: str, value: str) -> bool:
 
 
 def own_tool(key: str, value: str) -> bool:
-    """An executing key's value that runs nothing of consequence: a hooks directory in the work tree (relative, no
-    `..`: the project's own hooks), or a catalogued program that runs no code it is handed, given literal words."""
+    """An executing key's value that runs nothing of consequence: a catalogued program that runs no code it is
+    handed, given literal words. Never a hooks directory (review46): the hooks already in it run, and a relative
+    one set `--global` is every later repository's own directory of that name."""
     if key.lower() == "core.hookspath":
-        parts = value.split("/")
-        return bool(value) and not value.startswith(("/", "~")) and ".." not in parts and not _dynamic(value)
+        return False
     if not value.strip() or _SHELL_SYNTAX.search(value):
         return False
     try:

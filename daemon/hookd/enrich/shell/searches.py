@@ -20,8 +20,9 @@ def searched(word: str) -> str | None:
     """An operand that is one substitution of a search of one root (`$(find ROOT -name PAT)`, `` `find …` ``, or
     git's listing of its working tree, `$(git ls-files 'src/*.ts')`: `tracked`): the names it prints, ROOT/**/PAT as
     find -exec's `{}` stands for them (a `-path` by its last, literal segment);
-    None for any other word and for a search whose selection its words do not show (no name test, an `-o`, `!`,
-    `-printf`, `-exec`, `-L`, an expansion, more roots): such an operand stays unknown."""
+    ROOT/**/* where no test narrows the names (`find . -type f`); None for any other word and for a search whose
+    selection its words do not show (an `-o`, `!`, `-printf`, `-exec`, `-L`, an expansion, more roots): such an
+    operand stays unknown."""
     if word.startswith("$(") and word.endswith(")"):
         inner = word[2:-1]
     elif len(word) > 2 and word[0] == word[-1] == "`":
@@ -36,11 +37,12 @@ def searched(word: str) -> str | None:
         argv = list(lexer)
     except ValueError:
         return None
-    return selection(argv) if argv[:1] == ["find"] else tracked(argv)
+    return selection(argv, every=True) if argv[:1] == ["find"] else tracked(argv)
 
 
-def selection(argv: list[str]) -> str | None:
-    """What `find ARGV…` selects, read from its words (see `searched`): ROOT/**/PAT, or None."""
+def selection(argv: list[str], *, every: bool = False) -> str | None:
+    """What `find ARGV…` selects, read from its words (see `searched`): ROOT/**/PAT, or None; with `every`, ROOT/**/*
+    where no test narrows the names (what it prints: -exec's `{}` stands for the root's entries, runners.py)."""
     if argv[:1] != ["find"]:
         return None
     at = next((k for k, w in enumerate(argv[1:], start=1) if w.startswith("-")), len(argv))
@@ -61,8 +63,10 @@ def selection(argv: list[str]) -> str | None:
         else:
             return None
     root = roots[0] if len(roots) == 1 else "." if not roots else ""
-    if not (names or paths) or not root or root[0] in "();|&<>!":
+    if not root or root[0] in "();|&<>!":
         return None
+    if not (names or paths):  # `find . -type f`: no name test narrows it, every name below ROOT is printed
+        return f"{root.rstrip('/') or '/'}/**/*" if every else None
     # every test holds of what is selected, in whatever order they are written: the name its last segment, a
     # path test's segment on the way (`-path '*hookd*' -name cgroup.freeze`: ROOT/**/*hookd*/**/cgroup.freeze)
     middle = f"{paths[0]}/**/" if names and paths and paths[0] != names[0] else ""
@@ -130,7 +134,12 @@ def listed_words(words: tuple[str, ...]) -> bool:
         return False
     word = words[0]
     inner = word[2:-1] if word.startswith("$(") and word.endswith(")") else word[1:-1] if word[:1] == "`" else ""
+    if _SEQUENCE.search(inner):  # `$(echo ~/.ssh/id; rg --files)` prints what every command prints, not one listing
+        return False
     return len(word) > 2 and word[-1:] in ")`" and bool(inner.strip()) and "$(" not in inner and "`" not in inner
+
+
+_SEQUENCE = re.compile(r"[;&\n(){}]|\|\|")  # (a pipe prints its last command's output: still one listing)
 
 
 def searched_operands(argv: list[str], home: str) -> dict[str, str]:
