@@ -276,10 +276,10 @@ def test_a_reserved_deflate_header_is_not_decompressed(monkeypatch: pytest.Monke
 
 def _seconds(read: Callable[[str], object], text: str) -> float:
     best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
+    for _ in range(5):  # the best of five, in the thread's own CPU time: the box's other work left out
+        start = time.thread_time()
         read(text)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.thread_time() - start)
     return best
 
 
