@@ -19,9 +19,10 @@ Bounded: each function is linear in its input; a decompression stops at MAX_INFL
 
 Cheap: each coding first asks whether the text can hold it at all (a first test, one C-speed scan): no backslash,
 `%u` or `&` is no escape; a list of codes, a separated run and a chunked run are each read only on the lines
-where a shorter pattern that every one of them contains is found (three codes in a row; eleven separators one
-character apart; three marks with chunks between); a base85 run's mix of characters is read from its set of
-characters, not its characters one by one; raw deflate is tried only on bytes whose first block header is valid.
+where a shorter pattern that every one of them contains is found (MIN_CODES codes' digits and separators; eleven
+like separators one character apart; three like marks with chunks between); a base85 run is looked for only in a
+run of visible characters whose set holds its mix (a digit, both cases, three marks); raw deflate is tried only on
+bytes whose first block header is valid.
 A first test only ever turns away text its coding's full reading would find nothing in."""
 
 from __future__ import annotations
