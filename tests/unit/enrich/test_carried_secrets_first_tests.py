@@ -197,6 +197,11 @@ def test_the_deflate_header_test_turns_away_only_what_zlib_rejects() -> None:
     stored = [zlib.compressobj(0, zlib.DEFLATED, -zlib.MAX_WBITS).compress(b"k=Zq8Wm2Xn4Bv6") + b"\x03\x00"]
     raws += [*stored, zlib.compress(b"x" * 40, 9)[2:], b"\x00\x05\x00\xfa\xffhello", b"\x00\x05\x00\xfa\xfehello"]
     raws += [zlib.compress(b"k=Zq8Wm2Xn4Bv6"), base64.b64decode("H4sIAAAAAAAAA8vOzcnPS1XIzsnPS1XIzsnPSw0A1bI7tRYAAAA=")]
+    text = " ".join(f"key{n}=Zq8Wm2Xn4Bv6Cl0Kj3Hg{n * 7919 % 1000}" for n in range(200)).encode()
+    for level, size in ((0, 40), (9, 40), (9, len(text))):  # a stored, a fixed and a dynamic block
+        packer = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+        raws.append(packer.compress(text[:size]) + packer.flush())
+    assert {raw[0] >> 1 & 3 for raw in raws[-3:]} == {0, 1, 2}
     assert [tc.inflated(raw) for raw in raws] == [_ref_inflated(raw) for raw in raws]
     assert tc._deflate_header(b"\x00\x05\x00\xfa\xffhello") and not tc._deflate_header(b"\x00\x05\x00\xfa\xfehello")
     assert not tc._deflate_header(b"\x06" + bytes(8))  # the reserved block type
