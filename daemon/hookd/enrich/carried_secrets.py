@@ -33,13 +33,24 @@ import binascii
 import os
 import re
 from collections.abc import Iterator, Mapping
+from functools import cached_property
+from itertools import chain
 from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.ci_workflows import every_secret
 from hookd.enrich.holdings import _PAIR, _SHAPES, _URL_PASSWORD, head, is_credential_key, is_secret_value
 from hookd.enrich.piece_search import piece_index, pieced_values
-from hookd.enrich.text_codings import base85, inflated, letter_skeleton, rot47, rot47_runs, rotations, spellings
+from hookd.enrich.text_codings import (
+    base85,
+    inflated,
+    letter_skeleton,
+    rot47,
+    rot47_runs,
+    rotations,
+    spellings,
+    visible_runs,
+)
 from hookd.enrich.tool_args import new_texts, url_texts
 from hookd.types import JSON, NormalisedEvent, ToolKind
 
@@ -132,12 +143,43 @@ def _may_hold_secret(text: str) -> bool:
     return any(_generated(m.group(2)) for m in _CREDENTIAL_AUTHORITY.finditer(text))
 
 
-def _may_be_carried(text: str) -> bool:
+class _Readings:
+    """One window of a call's text and the spellings both the first look (`_may_be_carried`) and the decoding
+    (`_decoded`) read, each computed once and only when asked for."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def compacted(self) -> str:
+        return compacted(self.text)
+
+    @cached_property
+    def spellings(self) -> list[str]:
+        return spellings(self.text)
+
+    @cached_property
+    def visible(self) -> list[str]:
+        return visible_runs(self.text)
+
+    @cached_property
+    def base85(self) -> list[bytes]:
+        return base85(self.text, self.visible)
+
+
+def _readings(text: str | _Readings) -> _Readings:
+    return text if isinstance(text, _Readings) else _Readings(text)
+
+
+def _may_be_carried(text: str | _Readings) -> bool:
     """`text`, compacted, or one of its spellings (text_codings: codes read, separators taken out, base85
-    decoded, ROT47 read back) may hold a secret (`_may_hold_secret`)."""
-    variants = [text, compacted(text), *rot47_runs(text), *spellings(text)]
-    variants += [t for raw in base85(text) if (t := _text_of(raw)) is not None]
-    return any(_may_hold_secret(v) for v in variants)
+    decoded, ROT47 read back) may hold a secret (`_may_hold_secret`). Asked in that order, and the first yes ends
+    the look: a text that holds a candidate as written spends nothing on its spellings."""
+    read = _readings(text)
+    if _may_hold_secret(read.text) or _may_hold_secret(read.compacted):
+        return True
+    decoded85 = (t for raw in read.base85 if (t := _text_of(raw)) is not None)
+    return any(map(_may_hold_secret, chain(read.spellings, decoded85, rot47_runs(read.text, read.visible))))
 
 
 def _mixed(value: str) -> bool:
@@ -253,14 +295,15 @@ def compacted(text: str, runs: tuple[_Runs, _Runs] | None = None) -> str:
     return "\n".join(hex_runs.joined() + wrapped.joined())
 
 
-def _decoded(text: str) -> list[str]:
+def _decoded(text: str | _Readings) -> list[str]:
     """`text`, percent-decoded, and what its runs decode to, layer after layer (an encoding of an encoding): each
     layer's decodings that are text (strict UTF-8: a run read at the wrong offset or in the wrong encoding is
     not) are read again, up to MAX_LAYERS."""
-    first = [text, unquote(text)] if "%" in text else [text]
-    first += spellings(text)
+    read = _readings(text)
+    first = [read.text, unquote(read.text)] if "%" in read.text else [read.text]
+    first += read.spellings
     out = list(first)
-    layer = first
+    layer: list[str | _Readings] = [read, *first[1:]]
     for _ in range(MAX_LAYERS):
         raws = [raw for t in layer for raw in _decodings(t)]
         out += [raw.decode("utf-8", "replace") for raw in raws]
@@ -268,14 +311,15 @@ def _decoded(text: str) -> list[str]:
     return out
 
 
-def _decodings(text: str) -> list[bytes]:
+def _decodings(text: str | _Readings) -> list[bytes]:
     """What every run of `text` in each binary-to-text encoding decodes to (a file or a value sent encoded:
     base64 and base64url, hex, base32), in the text as written and compacted."""
-    runs = dict.fromkeys(_BASE64_RUN.findall(text) + _BASE64_RUN.findall(compacted(text)))  # each once
+    read = _readings(text)
+    runs = dict.fromkeys(_BASE64_RUN.findall(read.text) + _BASE64_RUN.findall(read.compacted))  # each once
     raws = [raw for run in runs for raw in _base64(run)]
     raws += [raw for run in runs for part in _HEX_RUN.findall(run) for raw in _hex(part)]
     raws += [raw for run in runs for part in _BASE32_RUN.findall(run) for raw in _base32(part)]
-    raws += base85(text)
+    raws += read.base85
     raws += [out for raw in raws if (out := inflated(raw))]
     return list(dict.fromkeys(raws))  # base64 and base64url read a run alike unless it holds their two letters
 
@@ -312,9 +356,9 @@ def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
     """Each credential store whose secret value the call's text carries: `{"file": store, "values": n}`."""
     given = carried_texts(event)
     whole = [{"file": _CI_SECRETS, "values": 0}] if any("secrets" in t and every_secret(t) for t in given) else []
-    windows = [w for t in given for w in _windows(t)]
+    windows = [_Readings(w) for t in given for w in _windows(t)]
     texts = [w for w in windows if _may_be_carried(w)]
-    texts += [w for w in windows if "%" in w and w not in texts and _may_hold_secret(unquote(w))]
+    texts += [w for w in windows if "%" in w.text and w not in texts and _may_hold_secret(unquote(w.text))]
     rests = [t[MAX_DECODED:] for t in given if len(t) > MAX_DECODED]  # searched as written only
     if not texts and not rests:
         return whole
