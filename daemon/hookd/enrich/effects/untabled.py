@@ -29,9 +29,10 @@ def unread(
     """The paths in the command's words that none of its effects (from index `at[1]`) has (FileEffects.unread_words);
     what a launcher runs is judged as its own command, `find`'s words are tests."""
     place, start = at
+    if view.name in _NAMES_ONLY:  # (catalogued too: fish's `set -U` has an entry, bash's `set -- ARGS` reads nothing)
+        return
     if program is None or parsed is None:
-        if view.name not in _NAMES_ONLY:
-            files.unread_words(view.argv, set(), view.name, place, start, network=False)
+        files.unread_words(view.argv, set(), view.name, place, start, network=False)
         return
     if program.launcher is not None or program.find:
         return
