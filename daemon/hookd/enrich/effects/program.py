@@ -146,9 +146,6 @@ class Program:
     script_operand: str = ""  # its first operand is a script file in this language (sh, python, …)
     pattern_first: bool = False  # the first operand is a pattern or program unless one of pattern_options gives it
     pattern_options: frozenset[str] = frozenset()
-    # `grep -l`, `rg --files`: it prints the names of the files it searches. Not read as a listing (review46: the
-    # names' reads were judged as the searched directory's, which holds `.env` files the rules do not look for)
-    lists_names: frozenset[str] = frozenset()
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
     target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
