@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from hookd.enrich.shell.state import _Cwd
 
 _AT_EXIT = frozenset({"EXIT", "SIGEXIT", "0"})
 _READS = re.compile(r"\$\{?[!#]?([A-Za-z_][A-Za-z0-9_]*)")
@@ -22,7 +23,7 @@ class Trap:
 
     action: str
     depth: int
-    cwd: Any  # state._Cwd (not imported: the state imports the builder's modules)
+    cwd: _Cwd
     privileged: bool
     reads: frozenset[str] | None  # None: any variable (`${!name}`, a reference)
     seen: tuple[object, ...]
