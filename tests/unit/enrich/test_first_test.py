@@ -102,6 +102,7 @@ def world() -> Iterator[World]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@pytest.mark.timeout(900)  # grows with the corpus: ~1-2 min on an idle box; the limit only stops a stuck run
 def test_every_corpus_payload_answered_gets_the_full_analysis_facts(world: World) -> None:
     answered = [world.compared(client, payload, made) for client, payload, made in cases()]
     assert answered.count(True) >= 20, "the first test answers for too few payloads to be tested here"
@@ -192,6 +193,7 @@ def _with_text(payload: dict[str, Any], change: Any) -> dict[str, Any]:
     return {**payload, "tool_input": tool_input}
 
 
+@pytest.mark.timeout(900)  # grows with the corpus: ~1-2 min on an idle box; the limit only stops a stuck run
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, len(SEEDS) - 1), st.integers(1, 3), st.randoms(use_true_random=False))
 def test_mutated_payloads_answered_get_the_full_analysis_facts(
@@ -250,6 +252,7 @@ def furnished() -> Iterator[World]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@pytest.mark.timeout(900)  # grows with the corpus: ~1-2 min on an idle box; the limit only stops a stuck run
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_COMMANDS, st.booleans(), st.sampled_from(("${PROJECT}", "${PROJECT}/src", "${PROJECT}/link", "${HOME}")))
 def test_generated_plain_calls_answered_get_the_full_analysis_facts(

@@ -76,6 +76,7 @@ def scripts() -> Iterator[str]:
             yield form.format(command)
 
 
+@pytest.mark.timeout(900)  # grows with the corpus: ~1-2 min on an idle box; the limit only stops a stuck run
 def test_tree_sitter_reads_what_bashlex_reads_and_more(monkeypatch: pytest.MonkeyPatch) -> None:
     same = better = heredocs = quoted = 0
     for script in scripts():
