@@ -280,6 +280,15 @@ _lost_ask contains {"id": "backup-history-pruned", "reason": reason} if {
 	reason := sprintf("this %s command prunes the backups of %s down to the newest or the last day's: the history before is gone; confirm it, or keep more (--keep-daily, --keep-weekly) or try --dry-run", [e.program, _backup_place(e)])
 }
 
+# stashes dropped by names known only at run time (`git stash list --format=%gd | xargs -n1 git stash drop`, a loop
+# over the listing): any stash, every one where the drop repeats, as `git stash clear` would; asked (a named
+# older stash dropped is not judged, as a deleted branch is not)
+_lost_ask contains {"id": "git-stashes-dropped", "reason": reason} if {
+	some e in _lost
+	e.what == "stashes"
+	reason := sprintf("this %s command drops stashes named only when it runs (a listing, a loop, xargs): every saved change in them may be lost for good; confirm it, or name the stash", [e.program])
+}
+
 _backup_place(e) := e.name if e.name != ""
 
 else := "its repository"

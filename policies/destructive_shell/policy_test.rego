@@ -510,3 +510,9 @@ test_a_backup_history_pruned_is_asked if {
 	"backup-history-pruned" in _t_ask(i)
 	not "backup-history-pruned" in _t_deny(i)
 }
+
+test_stashes_dropped_by_run_time_names_are_asked if {
+	i := _effect_input([{"op": "delete", "path": "/p", "known": true, "recursive": true, "program": "git", "via": "shell", "what": "stashes", "whole": true}])
+	"git-stashes-dropped" in _t_ask(i)
+	not "git-discard-changes" in _t_deny(i)
+}

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell.analysis import enrich_shell
@@ -118,6 +120,7 @@ def outputs() -> dict[str, tuple[str, str]]:
     return found
 
 
+@pytest.mark.timeout(900)  # grows with the corpus: ~1-2 min on an idle box; the limit only stops a stuck run
 def test_shell_and_effects_are_unchanged() -> None:
     stored: dict[str, str] = json.loads(GOLDEN.read_text(encoding="utf-8"))
     now = outputs()

@@ -61,6 +61,7 @@ def python_facts(shell: dict[str, Any]) -> list[dict[str, Any]]:
     return [{k: a[k] for k in ("tree", "class", "unresolved")} for c in shell["commands"] for a in c["args"]]
 
 
+@pytest.mark.timeout(900)  # grows with the corpus: ~1-2 min on an idle box; the limit only stops a stuck run
 @pytest.mark.parametrize(("home", "project"), SETTINGS)
 def test_every_argument_of_the_corpus_gets_a_class(home: str, project: str) -> None:
     commands = [*EDGES, *corpus_commands()]

@@ -385,7 +385,8 @@ _STASHING = frozenset(("push", "save"))
 def _stash(rest: list[str], globals_: list[str], place: Place, model: Ledger) -> None:
     """git-stash(1): `git stash` (push, save) puts every uncommitted change aside, `drop` and `clear` throw stashes
     away for good. A drop after a stash on the same line, or a clear, loses every uncommitted change as `reset
-    --hard` does (`git stash -u && git stash drop`); a drop of an older stash alone is a named loss, not judged."""
+    --hard` does (`git stash -u && git stash drop`); a drop of an older stash alone is a named loss, not judged;
+    one of a stash named at run time loses `stashes`, any or all of them."""
     values = {k + 1 for k, w in enumerate(rest) if w in ("-m", "--message", "--pathspec-from-file")}
     words = [w for k, w in enumerate(rest) if not w.startswith("-") and k not in values]
     action = words[0] if words else "push"
@@ -393,3 +394,7 @@ def _stash(rest: list[str], globals_: list[str], place: Place, model: Ledger) ->
         model.stashed = "--" not in rest and len(words) <= 1
     elif action == "clear" or (action == "drop" and model.stashed and words[1:] in ([], ["stash@{0}"], ["0"])):
         model.add("delete", place(work_dir(globals_)), "git", recursive=True, what="uncommitted", whole=True)
+    elif action == "drop" and any(map(_dynamic, words[1:])):
+        # the stash is named at run time (`git stash list --format=%gd | xargs -n1 git stash drop`, a loop's `$s`):
+        # which one is not known, and where it repeats over a listing every stash goes, as `clear` drops them
+        model.add("delete", place(work_dir(globals_)), "git", recursive=True, what="stashes", whole=True)
