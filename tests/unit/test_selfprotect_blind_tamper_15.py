@@ -265,3 +265,57 @@ def test_a_task_run_when_the_folder_opens_is_judged_as_the_start_it_makes(world:
     assert agent_outcome("copilot", home, project, "create", opened) == "deny"
     by_hand = {"path": path, "file_text": '{"version": "2.0.0", "tasks": [%s]}' % (task % "{}")}
     assert agent_outcome("copilot", home, project, "create", by_hand) == "allow"
+
+
+# --- such a file of the user's own written with a text the line does not show (lead44) ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "jq '. + {\"a\": 1}' ~/.config/Code/User/settings.json > /tmp/s.json"
+        " && mv /tmp/s.json ~/.config/Code/User/settings.json",
+        "curl -fsSL https://dotfiles.example/settings.json -o ~/.config/VSCodium/User/settings.json",
+        "cp /tmp/conf.toml ~/.config/mise/config.toml",
+        "cat /tmp/vars >> ~/.config/fish/fish_variables",
+    ],
+)
+def test_an_environment_file_of_the_users_own_written_unseen_is_stopped(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "deny"  # asked; headless, denied
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "jq '.\"editor.tabSize\"=2' .vscode/settings.json > t.json && mv t.json .vscode/settings.json",
+        "printf '{\"editor.tabSize\": 2}\\n' > ~/.config/Code/User/settings.json",
+        "cp ~/.config/Code/User/settings.json /tmp/settings.backup.json",
+    ],
+)
+def test_the_projects_own_or_a_shown_text_passes(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "allow"
+
+
+# --- OpenCode's and Kilo's project configs, found upward from the project and in the home (lead44) ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'printf \'{"plugin": ["file:///tmp/p/quiet.js"]}\\n\' > ~/opencode.jsonc',
+        'printf \'{"plugin": ["file:///tmp/p/quiet.js"]}\\n\' > ../opencode.json',
+        "cp /tmp/quiet.js ../.opencode/plugin/quiet.js",
+        "printf '{}' > ~/kilo.jsonc",
+    ],
+)
+def test_a_project_config_above_the_project_or_in_the_home_is_denied(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "deny"
+
+
+@pytest.mark.parametrize("line", ["cat ~/opencode.jsonc", "printf '{}' > ../notes.json", "ls ../.opencode"])
+def test_reading_them_or_a_neighbours_file_passes(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "allow"

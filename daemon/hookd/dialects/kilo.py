@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from hookd.dialects.opencode import home_folder, plugin_agent
+from hookd.dialects.opencode import home_folder, plugin_agent, upward
 from hookd.dialects.spec import SubAgents, system_path
 
 
@@ -35,7 +35,8 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
         extra += tuple(home / n / f"kilo.{x}" for n in (".kilo", ".kilocode") for x in ("json", "jsonc"))
     else:
         folders = (project_dir / ".kilo", project_dir / ".kilocode", project_dir / ".opencode")
-        extra = tuple(project_dir / f"{n}.{x}" for n in ("kilo", "opencode") for x in ("json", "jsonc"))
+        names = tuple(f"{n}.{x}" for n in ("kilo", "opencode") for x in ("json", "jsonc"))
+        extra = upward(project_dir, home, names, (".kilo", ".kilocode", ".opencode"))  # found upward, as OpenCode's
     out = [p for f in folders for p in (f / "plugin", f / "plugins", f / "kilo.json", f / "kilo.jsonc",
                                         f / "opencode.json", f / "opencode.jsonc")]  # fmt: skip
     return (*out, *extra)

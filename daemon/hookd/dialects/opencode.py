@@ -295,11 +295,23 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
         return (_config_dir(scope, home, project_dir, env) / "opencode.jsonc",)
     folder = _config_dir(scope, home, project_dir, env)
     configs: tuple[Path, ...] = (folder / "opencode.json", folder / "opencode.jsonc", folder / "config.json")
-    if scope == "project":
-        configs += (project_dir / "opencode.json", project_dir / "opencode.jsonc")
+    if scope == "project":  # and every directory above, as OpenCode finds them (`upward`)
+        configs += upward(project_dir, home, ("opencode.json", "opencode.jsonc"), (".opencode",))
     else:  # the home's `.opencode`, always scanned as a config directory (its configs and plugins: `home_folder`)
         configs += home_folder(home / ".opencode")
     return (folder / "plugin", folder / "plugins", *configs)
+
+
+def upward(project_dir: Path, home: Path, names: tuple[str, ...], folders: tuple[str, ...]) -> tuple[Path, ...]:
+    """The project configs OpenCode (and each fork, under its names) finds from the project up to its worktree's
+    root, `/` outside a git repository (config/paths.ts: `Filesystem.findUp(name, directory, worktree)` for each
+    name, `Filesystem.up({targets: [".opencode"], …})`; issue 3407): an `opencode.jsonc` in the home is a project
+    layer of every project below it that is not a repository. Every directory above is taken, and the home's: where
+    the walk stops is the repository a session starts in, and a later session may start anywhere below the home."""
+    places = tuple(dict.fromkeys((project_dir, *project_dir.parents, home)))
+    return tuple(
+        p for d in places for p in (*(d / n for n in names), *(x for f in folders for x in home_folder(d / f)))
+    )
 
 
 def home_folder(folder: Path) -> tuple[Path, ...]:

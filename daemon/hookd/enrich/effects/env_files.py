@@ -44,6 +44,16 @@ def environment_set(path: str, text: str) -> dict[str, str]:
     return {}
 
 
+def unseen_environment(path: str, project: str) -> str:
+    """Why a write whose text the line does not show (`jq … > s.json && mv s.json ~/.config/Code/User/settings.json`,
+    a download, a copy of a file not read) is asked, when `path` is such a file of the user's own, outside the
+    project: what it hands every later session is not known ("" for another file, or the project's: its settings
+    reach the sessions started there, and a formatter's rewrite of them is everyday work)."""
+    if (path == project or path.startswith(project.rstrip("/") + "/")) or not any(p.search(path) for p, _ in _READERS):
+        return ""
+    return "variables every later session of its program starts with, in a text the line does not show"
+
+
 def _mise(text: str, path: str) -> dict[str, str]:
     env = tomllib.loads(text).get("env")
     return _strings(env) if isinstance(env, Mapping) else {}

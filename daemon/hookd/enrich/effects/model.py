@@ -25,7 +25,7 @@ from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command,
 from hookd.enrich.effects.code_files import code_from_files
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
 from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_deletes, served, sets_code
-from hookd.enrich.effects.env_files import environment_set
+from hookd.enrich.effects.env_files import environment_set, unseen_environment
 from hookd.enrich.effects.files import FileEffects, option_execs
 from hookd.enrich.effects.filters import names_from_pipe
 from hookd.enrich.effects.gitops import git_effects
@@ -173,8 +173,12 @@ class EffectModel:
             if effect["op"] != "write":
                 continue  # each test below is of a write (_shadowed and _home_code return at once for another op)
             path = effect["path"]
-            if path and (found := environment_set(path, self._written_text(effect, view) or "")):
+            written = self._written_text(effect, view) if path else None
+            if path and (found := environment_set(path, written or "")):
                 effect["sets"] = found  # a file of another program's that hands later sessions these variables
+            elif path and written is None and (when := unseen_environment(path, self.ledger.project)):
+                self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
+                                deferred=True, startup=path, when=when)  # fmt: skip
             if path and is_tmpfiles_config(path):
                 _configured_later(self.ledger, path, self._written_text(effect, view) or "")
             if not path or not may_run_at_start(path, (self.ledger.home,)):  # neither a startup file nor a hijack
