@@ -47,8 +47,10 @@ def pinned_installs(commands: list[dict[str, Any]], cwd: str = "") -> list[JSON]
     "later", "pinned"}); `cwd`: where the line starts."""
     found: list[JSON] = []
     for command in commands:
-        argv = [str(w) for w in command.get("argv") or []]
         name = str(command.get("name") or "")
+        if name not in _MANAGERS and not any(name in spec.process_names for spec in AGENTS.values()):
+            continue  # neither a package manager nor an agent's own installer: `_pins` and `local_agents` find none
+        argv = [str(w) for w in command.get("argv") or []]
         env = command.get("env") if isinstance(command.get("env"), dict) else {}
         environment = {str(k): str(v) for k, v in (env or {}).items()}
         for spec, target in _pins(name, argv, AGENTS, environment):

@@ -94,6 +94,18 @@ _DUMP_OFFSET = re.compile(r"[ \t]*[0-9a-fA-F]{6,8}(?::[ \t]*|[ \t]{2,})")
 _HEX_GROUPS = re.compile(r"(?:(?:0[xX]|\\x)?(?:[0-9a-fA-F]{2})+(?:[ \t,:;.-]{1,3}|$))+")
 _HEX_SEPARATORS = re.compile(r"0[xX]|\\x|[^0-9a-fA-F]")
 _WRAPPED_LINE = re.compile(r"[A-Za-z0-9+/=_-]+")
+# The first test of a line that gives a piece (a superset of `_line_pieces`' yes): a dump's offset, hex bytes
+# beginning it, or a line that is one run of an encoding's alphabet. `[^\S\n]` is what strip() takes away within a
+# line. Begun by the newline, the scan skips to each line's start at C speed; possessive, it never backtracks
+_PIECE_BODY = (
+    r"[^\S\n]*+(?:[0-9a-fA-F]{6,8}(?::|[ \t]{2})"
+    r"|(?:0[xX]|\\x)?(?:[0-9a-fA-F]{2})++(?:[ \t,:;.-]|[^\S\n]*+$)"
+    r"|[A-Za-z0-9+/=_-]++[^\S\n]*+$)"
+)
+_FIRST_PIECE_LINE = re.compile(_PIECE_BODY, re.MULTILINE)
+_PIECE_LINE = re.compile(r"\n" + _PIECE_BODY, re.MULTILINE)
+# a text with splitlines' other line breaks is read line by line
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{40,}$", re.MULTILINE)
 _DOTENV = re.compile(r"^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
 _TOKEN_VALUE = re.compile(r"[A-Za-z0-9+/=_.~-]+")
@@ -283,16 +295,36 @@ def compacted(text: str, runs: tuple[_Runs, _Runs] | None = None) -> str:
     """The encoded runs of `text` with the separators their encoders put taken out, one run a line: hex bytes in
     groups joined (a dump's offset column dropped, its text column ending the line's bytes), and consecutive lines
     that are each one run of an encoding's alphabet (a wrapped output) joined. Linear in the text: each line is
-    matched once, from its start, and each run joined once (`runs` lets a test count the work)."""
+    matched once, from its start, and each run joined once (`runs` lets a test count the work).
+
+    Only the lines that may give a piece are read (`_PIECE_LINE`, one C-speed scan: a line of code or prose gives
+    none); a line left out ends the runs, as a line read and found to give none does."""
     hex_runs, wrapped = runs or (_Runs(), _Runs())
-    for line in text.splitlines():
-        offset = _DUMP_OFFSET.match(line)
-        body = line[offset.end() :] if offset else line.strip()
-        groups = _HEX_GROUPS.match(body)
-        hex_runs.add(_HEX_SEPARATORS.sub("", groups.group()) if groups is not None and groups.end() > 0 else None)
-        stripped = line.strip()
-        wrapped.add(stripped if _WRAPPED_LINE.fullmatch(stripped) is not None else None)
+    if _OTHER_BREAKS.search(text) is not None:  # splitlines' lines are not only the newline's
+        for line in text.splitlines():
+            _line_pieces(line, hex_runs, wrapped)
+        return "\n".join(hex_runs.joined() + wrapped.joined())
+    last_end = -2
+    starts = [0] if _FIRST_PIECE_LINE.match(text) else []
+    for start in chain(starts, (match.start() + 1 for match in _PIECE_LINE.finditer(text))):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if start != last_end + 1:  # a line between that gives no piece
+            hex_runs.add(None)
+            wrapped.add(None)
+        _line_pieces(text[start:end], hex_runs, wrapped)
+        last_end = end
     return "\n".join(hex_runs.joined() + wrapped.joined())
+
+
+def _line_pieces(line: str, hex_runs: _Runs, wrapped: _Runs) -> None:
+    """One line's hex bytes and wrapped run (or None) added to the runs."""
+    offset = _DUMP_OFFSET.match(line)
+    body = line[offset.end() :] if offset else line.strip()
+    groups = _HEX_GROUPS.match(body)
+    hex_runs.add(_HEX_SEPARATORS.sub("", groups.group()) if groups is not None and groups.end() > 0 else None)
+    stripped = line.strip()
+    wrapped.add(stripped if _WRAPPED_LINE.fullmatch(stripped) is not None else None)
 
 
 def _decoded(text: str | _Readings) -> list[str]:
