@@ -183,19 +183,17 @@ class ProtectedSet:
         caller = caller_config(home) if stamp is not None else None
         if caller is not None:  # the files the caller's own config names: the next daemon's
             own += tuple(Surface(path, what, "", "hookd") for path, what in hookd_places(caller))
-        environments = [_fill(str(path), home, project) or "" for path, _ in _tool_environments()]
+        environments = [(_fill(str(path), home, project) or [""])[0] for path, _ in _tool_environments()]
         own += tuple(Surface(path, what, "", "hookd") for path, what in base_places(home, environments))
         listed: list[JSON] = []
         judged: dict[str, Surface] = {}
         seen: set[str] = set()
         for surface, root in (*surfaces, *((s, project) for s in own)):
-            path = _fill(str(surface.path), home, root)
-            if path is None or path in seen:
-                continue
-            seen.add(path)
-            listed.append({"path": path, "what": surface.what})
-            if surface.keys or surface.manifest:
-                judged[path] = replace(surface, path=Path(path))
+            for path in [p for p in _fill(str(surface.path), home, root) or () if p not in seen]:
+                seen.add(path)
+                listed.append({"path": path, "what": surface.what})
+                if surface.keys or surface.manifest:
+                    judged[path] = replace(surface, path=Path(path))
         self._cache[key] = found = (listed, judged)
         if len(self._cache) > _CACHED:
             self._cache.popitem(last=False)
@@ -512,15 +510,16 @@ def project_dirs(project: str, home: str) -> list[str]:
     return dirs
 
 
-def _fill(template: str, home: str, project: str) -> str | None:
-    """The template's path for this caller, symlinks resolved as input.paths has them; None when a stand-in
-    cannot be filled (no project)."""
+def _fill(template: str, home: str, project: str) -> list[str] | None:
+    """The template's path for this caller, symlinks resolved as input.paths has them, then as named where a link
+    on its way leads elsewhere (holes44: `ln -sfn DIR ~/.claude` replaces the link, not what it points at); None
+    when a stand-in cannot be filled (no project)."""
     for mark, value in ((str(_HOME), home), (str(_PROJECT), project)):
         if template.startswith(mark):
             if not value.startswith("/"):
                 return None
             template = value.rstrip("/") + template[len(mark) :]
-    return os.path.realpath(template)
+    return list(dict.fromkeys((os.path.realpath(template), os.path.normpath(template))))
 
 
 def _keeps(event: NormalisedEvent, path: Path, same: Same) -> bool:

@@ -138,6 +138,14 @@ _changes contains {"path": e.to, "op": "land", "via": _via(e), "from": e.path} i
 	e.to != ""
 }
 
+# a link or a move put in place of what holds a protected place (`ln -sfn DIR ~/.claude`, `mv -T DIR ~/.claude` where
+# ~/.claude is a link: input.hookd.protected names the place through it too): what the agent reads there is DIR's
+_changes contains {"path": e.to, "op": "replace", "via": _via(e), "from": e.path} if {
+	some e in input.effects
+	e.op in {"move", "link"}
+	e.to != ""
+}
+
 _via(e) := e.program if {
 	is_string(e.program)
 	e.program != ""
@@ -178,6 +186,11 @@ _hits(t, q) if {
 # a delete, move or mode change of a directory takes what is inside along
 _hits(t, q) if {
 	t.op in {"delete", "move", "chmod", "write-below"}
+	startswith(q, concat("", [trim_suffix(t.path, "/"), "/"]))
+}
+
+_hits(t, q) if {
+	t.op == "replace"
 	startswith(q, concat("", [trim_suffix(t.path, "/"), "/"]))
 }
 

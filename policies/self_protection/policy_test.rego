@@ -177,3 +177,15 @@ test_a_path_built_at_run_time_hits_what_its_pattern_reaches if {
 	_t_denied(object.union(_t_effects([built]), {"hookd": {"protected": places, "keeps": [], "patterns": reach}}))
 	_t_allowed(object.union(_t_effects([built]), {"hookd": {"protected": places, "keeps": [], "patterns": []}}))
 }
+
+# holes44: a link or move put in place of a directory that holds a protected place (`ln -sfn DIR ~/.gemini`, `mv -T DIR
+# ~/.gemini`, where ~/.gemini is a link: the daemon lists the place through it too) replaces what the agent reads
+test_a_link_or_move_in_place_of_what_holds_a_place_denied if {
+	_t_denied(_t_effects([{"op": "link", "path": "/tmp/cfg", "to": "/home/alice/.gemini", "program": "ln", "via": "shell"}]))
+	_t_denied(_t_effects([{"op": "move", "path": "/tmp/cfg", "to": "/home/alice/.gemini/", "program": "mv", "via": "shell"}]))
+}
+
+test_a_link_in_place_of_what_holds_no_place_allowed if {
+	_t_allowed(_t_effects([{"op": "link", "path": "/home/alice/dotfiles/nvim", "to": "/home/alice/.config/nvim", "program": "ln", "via": "shell"}]))
+	_t_allowed(_t_effects([{"op": "copy", "path": "/tmp/cfg", "to": "/home/alice/.gemini", "program": "cp", "via": "shell"}]))
+}

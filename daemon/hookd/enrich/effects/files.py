@@ -16,7 +16,7 @@ from hookd.enrich.effects.landed import landed_files, names_contents
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.overwrites import holds_nothing_of_its_own, keyword_fills
+from hookd.enrich.effects.overwrites import holds_nothing_of_its_own, keyword_fills, links_to_nothing
 from hookd.enrich.effects.public_lines import public_lines
 from hookd.enrich.effects.replaced import replaced_files
 from hookd.enrich.effects.sends import backend_path, remote_copy
@@ -326,7 +326,9 @@ class FileEffects:
         """What the destination holds after a copy or move onto it: nothing of its own (`cp /dev/null F`: F's
         content is lost, and F is empty for a later `mv F G`), or what the sources hold."""
         path = str(to.get("path") or "")
-        if op in ("copy", "move") and holds_nothing_of_its_own(self.ledger, sources, place):
+        if (op in ("copy", "move") and holds_nothing_of_its_own(self.ledger, sources, place)) or (
+            op == "link" and links_to_nothing(self.ledger, sources, place)
+        ):
             self.ledger.add("delete", to, name, emptied=True)
             self.ledger.emptied.add(path)
         else:

@@ -132,7 +132,7 @@ class Ledger:
             placed = self.descriptors.get(int(found.group(1)), placed)  # `truncate -s 0 /dev/fd/7`: the file on 7
         raw = str(placed.get("raw", "")) if placed else ""
         if XARGS_INPUT in raw and (self.previous or self.read_listing) and op != "list" and _as_listed(raw):
-            return self._from_listing(op, program, raw)
+            return self._from_listing(op, program, list(placed.get("selects") or ()) if placed else [])
         dynamic = bool(placed) and _dynamic(raw)
         path = "" if not placed or dynamic else str(placed.get("path") or "")
         tree = tree_of(path) if recursive and path else path
@@ -213,11 +213,22 @@ class Ledger:
             origin = self.moved.pop(destination)
             self.add("delete", origin, program, recursive=True, moved_to=destination)
 
-    def _from_listing(self, op: str, program: str, raw: str) -> dict[str, Any]:
-        """`find DIR … | xargs cat`: the names on stdin are what the command before listed, somewhere in DIR."""
+    def _from_listing(self, op: str, program: str, selects: list[dict[str, Any]]) -> dict[str, Any]:
+        """`find DIR … | xargs cat`: the names on stdin are what the command before listed, somewhere in DIR; each
+        resolved where the reader runs (`selects`, the builder's: DIR there), and where the listing's words show
+        what it prints, each file that matches on disk there. A name hookd cannot place is known at run time."""
         effect: dict[str, Any] = {}
-        for placed in self.previous or self.read_listing:
-            effect = self.add(op, placed, program, recursive=True, from_stdin=True)
+        listing = self.previous or self.read_listing
+        for k, placed in enumerate(listing):
+            where = selects[k] if k < len(selects) else {"root": placed, "found": {}}
+            root, found = where["root"], where["found"]
+            effect = self.add(op, root or {"raw": f"$({placed.get('raw')})", "path": ""}, program, recursive=True,
+                              from_stdin=True)  # fmt: skip
+            if found is None:  # (as what xargs appends for a search: `$(find …)`, asked)
+                self.add(op, {"raw": f"$({placed.get('stand_in')})", "path": ""}, program, from_stdin=True)
+            for path in found.get("matches", ()) if found else ():
+                self.add(op, {"raw": path, "path": path, "in_project": under(path, self.project)}, program,
+                         from_stdin=True)  # fmt: skip
         return effect
 
     def spawned(

@@ -24,6 +24,7 @@ from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.code_files import code_from_files
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
+from hookd.enrich.effects.emptied import emptied_writes
 from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_deletes, served, sets_code
 from hookd.enrich.effects.env_files import environment_set, unseen_environment
 from hookd.enrich.effects.files import FileEffects, option_execs
@@ -133,6 +134,7 @@ class EffectModel:
         expanded = options_from_globs(view, place)
         kept = self.ledger.bind_descriptors(list(view.redirects), lasting=not view.argv)
         follow = self._command(expanded, place)
+        emptied_writes(self.ledger, expanded, start)  # `sort -o F /dev/null`, `sed -i d F`: nothing of its own
         self.ledger.descriptors = kept
         if expanded is not view:  # what the file names make it run, they chose, not the line
             for effect in self.ledger.effects[start:]:

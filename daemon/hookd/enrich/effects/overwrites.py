@@ -2,7 +2,7 @@
 as `: > F` and `truncate -s 0 F` are). What marks the content lost is where the new bytes come from: a device that
 only yields zeros, random bytes or nothing (zero(4), random(4), null(4): https://man7.org/linux/man-pages/man4/
 zero.4.html, https://man7.org/linux/man-pages/man4/random.4.html, https://man7.org/linux/man-pages/man4/null.4.html),
-or a file the same line made empty (`touch e && mv -f e F`).
+or a file the same line made empty (`touch e && mv -f e F`) or that is empty on disk (holes44; a link to one too).
 
 A link or a move onto a symbolic link replaces the link itself (rename(2), and `ln -f`'s unlink first), never the
 file it points at: that destination is the link's own path, not the canonical one the words are placed at."""
@@ -13,6 +13,7 @@ import os
 import stat
 from collections.abc import Mapping
 
+from hookd.enrich.effects.emptied import is_empty
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.words import STDIN_FILES
 
@@ -42,11 +43,18 @@ def holds_nothing_of_its_own(ledger: Ledger, sources: list[str], place: Place) -
     return all(_empty_source(ledger, str(place(s).get("path") or "")) for s in sources)
 
 
+def links_to_nothing(ledger: Ledger, sources: list[str], place: Place) -> bool:
+    """`ln -sf /dev/null F`, `ln -f EMPTY F`: F replaced by a link to a filler device or to a regular file that is
+    empty on disk (holes44); a link to a directory, or to a file the line has yet to make, may be a new one."""
+    paths = [str(place(s).get("path") or "") for s in sources]
+    return bool(paths) and all(p in FILLER_DEVICES or (p not in ledger.emptied and is_empty(ledger, p)) for p in paths)
+
+
 def _empty_source(ledger: Ledger, path: str) -> bool:
     if path in FILLER_DEVICES:
         return True
     if path not in ledger.emptied:
-        return False
+        return is_empty(ledger, path)  # (holes44: `cp -f ~/empty F`, a file empty on disk the line did not write)
     try:
         info = os.stat(path)
     except (OSError, ValueError):

@@ -200,6 +200,10 @@ class Program:
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: str = ""  # runs commands later, outside any hook: its input a shell "job" (at) or a cron "table"
     makes_empty: bool = False  # what it writes of its operands it makes empty (mkdir: new directories)
+    passes_input: bool = False  # what it writes holds only what it reads (`sort -o F`, `tee F`: emptied.py)
+    append_options: frozenset[str] = frozenset()  # under which it appends what it writes (`tee -a`)
+    in_place_silent: Mapping[str, Any] = field(default_factory=dict)  # an in-place edit's code that prints no line
+    sized_by: frozenset[str] = frozenset()  # `truncate -r REF`: the files written are sized as what it reads
     installs_code: tuple[tuple[str, ...], ...] = ()  # after these words, what it installs runs when invoked later
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
     # the files it changes whatever its operands (userdel: /etc/passwd, …), after these subcommand words (none: any)

@@ -4,7 +4,8 @@ proc_pid_mem(5)) takes it. Attaching by itself is everyday (a hung dev server tr
 each buffer shown); the catalogue's `traces_memory` names what asks for the data: its `string_limit` options given a
 size past the tracer's default, its `dumps` qualifiers (strace's `-e read=FD`, `-e write=FD`: every byte), or a
 selection through its `filters` (`-e trace=SET`, `--trace=SET`) of calls that move data (`data`: the read and write
-family, a negation, a regular expression)."""
+family, a negation, a regular expression), strace's long forms of the qualifiers (`--read=FD`, holes44), or a
+debugger's command that prints memory (`shows`: gdb's `-ex 'x/s $rsp'`)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from hookd.enrich.effects.program import Program
 def traced_memory(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
     """A read of /proc/PID/mem for each process a pid option attaches to, when the tracer prints its data."""
     spec = program.traces_memory
-    if spec is None or not (_longer_strings(spec, parsed) or _selects_data(spec, parsed)):
+    if spec is None or not (_longer_strings(spec, parsed) or _selects_data(spec, parsed) or _shows_data(spec, parsed)):
         return
     for option, pid in parsed.options:
         if option in program.pid_options and pid:
@@ -39,11 +40,25 @@ def _selects_data(spec: Mapping[str, Any], parsed: Parsed) -> bool:
         if option not in filters or not value:
             continue
         qualifier, eq, names = value.partition("=")
-        if option.startswith("--") or not eq:  # `--trace=SET`, `-e SET`: the trace qualifier is the default one
+        if option.startswith("--"):  # `--trace=SET`, `--read=FD`: the qualifier is the option's name
+            qualifier, names = option[2:], value
+        elif not eq:  # `-e SET`: the trace qualifier is the default one
             qualifier, names = "trace", value
         if qualifier in dumps:
             return True
         chosen = [n.strip().lstrip("?") for n in names.split(",")] if qualifier == "trace" else []
         if any(n in data or n.startswith(("!", "/")) for n in chosen):
             return True
+    return False
+
+
+def _shows_data(spec: Mapping[str, Any], parsed: Parsed) -> bool:
+    """A debugger's command, handed by an option, that prints the attached process's memory (gdb's `x/s $rsp`,
+    `print`, `dump`: the catalogue's `shows`), as opposed to a backtrace or a list of its threads."""
+    commands, shows = set(spec.get("commands", ())), set(spec.get("shows", ()))
+    for option, value in parsed.options:
+        if option in commands and value:
+            line = value.strip().split(None, 1)
+            if line and line[0].split("/", 1)[0] in shows:
+                return True
     return False

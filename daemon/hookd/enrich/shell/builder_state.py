@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.ledger import Ledger
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.patches import PatchReads
 from hookd.enrich.paths import expand_tilde, has_glob
@@ -19,7 +20,8 @@ from hookd.enrich.shell.held_text import with_held_texts
 from hookd.enrich.shell.line_builtins import line_builtin
 from hookd.enrich.shell.namerefs import declare_references, targets_too
 from hookd.enrich.shell.outputs import placed_output, printed_directory
-from hookd.enrich.shell.runners import handed
+from hookd.enrich.shell.runners import XARGS_INPUT, handed
+from hookd.enrich.shell.searches import searched
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.stdin import (
     listed_into,
@@ -177,6 +179,8 @@ class BuilderState:
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
             placed = placed_output(text, cwd, self.state.place, view, (self._functions, self._aliases))
+            if XARGS_INPUT in text:  # a name a listing printed, read where this command runs (listing_selects)
+                placed["selects"] = listing_selects(self.model.ledger, self.state, cwd)
             if self.state.moved_away(text, cwd):
                 placed["after_cd"] = True  # the effect's `after_cd` (input.shell's args stay as they were)
             if text in self._searched:  # what a search prints (searches.searched), while the disk shows it all
@@ -185,4 +189,26 @@ class BuilderState:
                 placed = {**placed, "matches": [a["path"] for a in self.state.args([text], cwd)[1:]]}
             return placed
 
-        return self.model.command(view, place)
+        listed = len(self.model.ledger.listed)
+        followups = self.model.command(view, place)
+        if argv[:1] == ["find"] or argv[:2] == ["git", "ls-files"]:  # what it prints, as a substitution of it would
+            stand_in = searched("$(" + shlex.join(argv) + ")")
+            for entry in self.model.ledger.listed[listed:]:
+                entry.update(stand_in=stand_in, listed_in=(cwd.path, cwd.known))
+        return followups
+
+
+def listing_selects(ledger: Ledger, state: LineState, cwd: _Cwd) -> list[dict[str, Any]]:
+    """For each listing whose names a command reads (`find . -type f | xargs cat`, `… < <(find …)`, `| while read f`,
+    `mapfile -t fs < <(find …)`), its root and what its stand-in (`./**/*`, searches.searched) matches on disk,
+    placed where the reader runs: a relative name is resolved in the reader's directory, not the listing's (`find .
+    | (cd ~ && xargs cat)` reads the home's files of those names). None where hookd cannot follow the reader's
+    directory or the disk does not show every match: the names are known at run time."""
+    out: list[dict[str, Any]] = []
+    for entry in ledger.previous or ledger.read_listing:
+        raw, stand_in = str(entry.get("raw") or ""), entry.get("stand_in")
+        moved = not raw.startswith("/") and entry.get("listed_in", (cwd.path, cwd.known)) != (cwd.path, cwd.known)
+        root = (state.place(raw, cwd) if cwd.known else None) if moved else dict(entry)
+        found = state.searched(str(stand_in), cwd) if stand_in else {}
+        out.append({"root": root and {**entry, **root}, "found": found})
+    return out
