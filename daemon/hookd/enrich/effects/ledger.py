@@ -218,6 +218,8 @@ class Ledger:
         effect: dict[str, Any] = {}
         for placed in self.previous or self.read_listing:
             effect = self.add(op, placed, program, recursive=True, from_stdin=True)
+            if placed.get("selects"):  # a loop over a search: each file it selects, as xargs's (listings.py)
+                self.add(op, placed["selects"], program)
         return effect
 
     def spawned(
