@@ -208,10 +208,8 @@ def test_a_python_modules_operands_may_be_read(proj: Path) -> None:
     ],
 )
 def test_a_variable_read_from_a_listing_is_what_it_listed(command: str, op: str, root: str, proj: Path) -> None:
-    found = [e for e in effects(command, proj) if e["op"] == op]
-    assert [(e["path"], e["recursive"], e.get("from_stdin")) for e in found] == [
-        (str(proj) if root == "." else root, True, True)
-    ]
+    found = [e for e in effects(command, proj) if e["op"] == op and e.get("from_stdin")]  # (benign45: and what a
+    assert [(e["path"], e["recursive"]) for e in found] == [(str(proj) if root == "." else root, True)]  # find selects)
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,8 @@ def test_a_pattern_in_any_case_keeps_a_negated_class() -> None:
 def test_a_search_as_a_substitution_only_when_its_selection_is_read() -> None:
     assert search_word(["find", ".", "-name", ".env"]) == "$(find . -name .env)"
     assert search_word(["find", ".", "-type", "f"]) == "$(find . -type f)"  # every file below: `.env` too
-    assert search_word(["grep", "-rl", "x"]) is None
+    assert search_word(["grep", "-rl", "x"]) == "$(find . -type f)"  # names below: benign45's listings
+    assert search_word(["grep", "-Rl", "x"]) is None  # links followed
 
 
 @pytest.mark.parametrize(

@@ -144,6 +144,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         script_operand=str(spec.get("script_operand", "")),
         pattern_first=bool(spec.get("pattern_first", False)),
         pattern_options=frozenset(spec.get("pattern_options", ())),
+        lists_names=frozenset(spec.get("lists_names", ())),
+        follows_links=frozenset(spec.get("follows_links", ())),
         target_options=frozenset(spec.get("target_option", ())),
         target_deletes=frozenset(spec.get("target_deletes", ())),
         privilege=bool(spec.get("privilege", False)),

@@ -298,9 +298,18 @@ class CodeRuns:
                     self.ledger.add("exec", place(word), program.name, code=code, known=False, flow=flow)
 
     def run_file(
-        self, placed: Mapping[str, Any], name: str, lang: str, follow: Followups, *, sourced: bool = False
+        self,
+        placed: Mapping[str, Any],
+        name: str,
+        lang: str,
+        follow: Followups,
+        *,
+        sourced: bool = False,
+        script: bool = False,
     ) -> None:
-        """A file run as a program or script: a file the line wrote with known text is parsed; one it
+        """A file run as a program or script: a file the line wrote with known text is parsed (shell) or read as
+        inline code when an interpreter runs it as its script (`cat > t.py <<'EOF' … EOF; python t.py` is `python -
+        <<'EOF'`; not a file a variable has every program load, `NODE_OPTIONS='--require f.js'`); one it
         downloaded, decoded or wrote otherwise is code hookd cannot see (`flow`). A project file the shell
         sources (`sourced`) is read and parsed too: what it sets, later commands see (enrich/sourced.py)."""
         path = str(placed.get("path") or "")
@@ -312,6 +321,9 @@ class CodeRuns:
         read = None
         if text is None and sourced and not flow and lang == "sh" and not _dynamic(raw):
             text = read = sourced_text(path, self.ledger.project)
+        if text is not None and script and lang in catalogue().languages:  # the text is the code, as on stdin
+            self._handed(name, text, Hook("option", code=True, lang=lang), follow)
+            return
         if text is not None and lang == "sh":
             # an `.envrc` runs with direnv's stdlib (`direnv allow`; plain bash has none of its functions): a
             # project dotenv file it loads goes into the environment, never shown (effects/direnv.py)
@@ -366,7 +378,8 @@ class CodeRuns:
                 through="substitution",
             )
             return
-        self.run_file(place(first), view.name, program.script_operand, follow, sourced=view.name in (".", "source"))
+        sourced = view.name in (".", "source")
+        self.run_file(place(first), view.name, program.script_operand, follow, sourced=sourced, script=True)
         if "file-read" in program.gtfobins and program.script_operand not in (*catalogue().languages, *SHELLS):
             # a macro processor's input (`m4 FILE`, GTFOBins' file-read): what it does not expand, it prints
             self.ledger.add("read", place(first), view.name, guess=True)

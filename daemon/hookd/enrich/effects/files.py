@@ -14,6 +14,7 @@ from hookd.enrich.effects.filters import mark_names_only
 from hookd.enrich.effects.guessed import may_name_a_file
 from hookd.enrich.effects.landed import landed_files, names_contents
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
+from hookd.enrich.effects.listings import names_listed
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.overwrites import holds_nothing_of_its_own, keyword_fills, links_to_nothing
@@ -55,6 +56,8 @@ class FileEffects:
         else:
             self._files(program, parsed, argv, name, view, place)
             mark_names_only(self.ledger.effects[start:], program, parsed)
+            if program.lists_names:  # `grep -rl PAT ROOT`: names of files below ROOT, as find's
+                names_listed(self.ledger, argv, name, place)
         self._word_ops(program, parsed, name, view, place)
         if public_lines(program.name, argv):  # `grep '^VITE_' .env.local`: it prints public variables only
             for effect in self.ledger.effects[start:]:

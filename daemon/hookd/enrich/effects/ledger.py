@@ -229,6 +229,8 @@ class Ledger:
             for path in found.get("matches", ()) if found else ():
                 self.add(op, {"raw": path, "path": path, "in_project": under(path, self.project)}, program,
                          from_stdin=True)  # fmt: skip
+            if isinstance(placed.get("selects"), dict):  # a loop over a search: each file it selects (listings.py)
+                self.add(op, placed["selects"], program)
         return effect
 
     def spawned(

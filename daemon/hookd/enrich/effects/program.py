@@ -146,6 +146,10 @@ class Program:
     script_operand: str = ""  # its first operand is a script file in this language (sh, python, …)
     pattern_first: bool = False  # the first operand is a pattern or program unless one of pattern_options gives it
     pattern_options: frozenset[str] = frozenset()
+    # `grep -rl`, `rg --files`: it prints only the names of the files it searches (searches.listing_find); under
+    # `follows_links` (`grep -R`, `rg -L`) below links to directories too, which no `find` stand-in shows
+    lists_names: frozenset[str] = frozenset()
+    follows_links: frozenset[str] = frozenset()
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
     target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False

@@ -11,6 +11,7 @@ from typing import Any
 
 from hookd.enrich.effects.code_files import files_printed
 from hookd.enrich.effects.ledger import selected
+from hookd.enrich.effects.listings import loop_listing
 from hookd.enrich.effects.processes import piped_words
 from hookd.enrich.patches import PATCH_PROGRAMS, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import expand_tilde
@@ -24,7 +25,7 @@ from hookd.enrich.shell.line_builtins import _COPROC_DESCRIPTORS
 from hookd.enrich.shell.outputs import cd_words, unmarked
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned
-from hookd.enrich.shell.searches import listed_words, search_word, searched_operands
+from hookd.enrich.shell.searches import listed_words, loop_selects, search_word, searched_operands
 from hookd.enrich.shell.state import _Cwd
 from hookd.enrich.shell.stdin import (
     duplicated,
@@ -135,9 +136,10 @@ class _Builder(BuilderState):
                     )
                 else:
                     self._block_fed = tuple(fed)  # `pgrep x | while read p; do kill "$p"; done`
+                    self._block_search = self._search_fed  # `find . | while read f`: what it selects
                     here, piped_in = (cwd.copy(), (number, position)), (stdin, origin, tuple(fed))
                     gathered, origin = self._gathered(element, depth, here, inherited, sudo, piped_in)
-                    self._block_fed = ()
+                    self._block_fed, self._block_search = (), None
                 stdin, self._search_fed = (self._printed if single is not None else gathered), None
                 if single is not None or self._reader:
                     words = expand_words(single.words, self.state.variables, self.home) if single else self._reader
@@ -177,8 +179,9 @@ class _Builder(BuilderState):
         if binds is not None:  # `for d in a b; do …`, `while read d`: the body runs with d as each (loop_walks)
             words = expand_words(list(binds[1]), self.state.variables, self.home)
             walks = shell_state.loop_walks(self.state, binds[0], words, cwd)
-            if binds is item.binds and listed_words(binds[1]) and self.model.ledger.listed:
-                self.model.ledger.read_listing = list(self.model.ledger.listed)  # `for f in $(git ls-files …)`:
+            if binds is item.binds and listed_words(binds[1]) and loop_listing(self.model.ledger.listed):
+                selects = loop_selects(self.state, binds[1][0], cwd, self.home)  # `for f in $(git ls-files …)`
+                self.model.ledger.read_listing = loop_listing(self.model.ledger.listed, selects)
                 self.state.variables.update(listed_into([binds[0]]))  # each a name it listed, as `… | while read f`
                 walks = (None,)
         scoped = item.subst or item.subshell  # what it sets stays inside
@@ -344,9 +347,8 @@ class _Builder(BuilderState):
         for script in follow.scripts:
             self._nested(script, depth, cwd.copy(), privileged)
         self._inner(command, depth, cwd, privileged, (stdin, literal))
-        if follow.code is not None and "inline" not in command:
-            language, text = follow.code
-            command["inline"] = {"language": language, "parsed": False, "dynamic": True, "code": text[:4096]}
+        if follow.code is not None and "inline" not in command:  # (a written script run: Python's walked too)
+            command["inline"] = self._code(follow.code, depth, cwd, privileged)
         if stdin is None and origin not in ("none", "text") and reads_code(name, argv):
             self.model.stdin_code(name, origin)
         if name in ("ln", "cp"):

@@ -10,6 +10,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import Ledger
+from hookd.enrich.effects.listings import loop_listing
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.patches import PatchReads
 from hookd.enrich.paths import expand_tilde, has_glob
@@ -21,7 +22,7 @@ from hookd.enrich.shell.line_builtins import line_builtin
 from hookd.enrich.shell.namerefs import declare_references, targets_too
 from hookd.enrich.shell.outputs import placed_output, printed_directory
 from hookd.enrich.shell.runners import XARGS_INPUT, handed
-from hookd.enrich.shell.searches import searched
+from hookd.enrich.shell.searches import loop_selects, searched
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.stdin import (
     listed_into,
@@ -56,6 +57,7 @@ class BuilderState:
         self._assigned: dict[str, str] = {}  # each variable's value as written on the line (`${x@P}` runs it)
         self._held: list[str] = []  # here-strings and here-documents `exec N<<<…` put on a descriptor
         self._block_fed: tuple[str, ...] = ()  # the operands of the commands piped into a loop (`| while read p`)
+        self._block_search: str | None = None  # the search piped into a loop, as its substitution
         self._searched: dict[str, str] = {}  # a search's substitution -> the stand-in for what it prints
         self._literal: frozenset[str] = frozenset()  # the words of the command being judged whose `$` are text
         self._frame_literal: frozenset[str] = frozenset()  # a function's arguments quoted on its call (`f 'x $y'`)
@@ -116,7 +118,8 @@ class BuilderState:
                 self.state.built.update(dict.fromkeys(named, "$(: " + shlex.join(self._block_fed) + ")"))
             listing = self.model.ledger.previous
             if name in ("read", "mapfile", "readarray") and listing:  # `find src | while read f`: names it listed
-                self.model.ledger.read_listing = list(listing)
+                selects = loop_selects(self.state, self._block_search, cwd, self.home)
+                self.model.ledger.read_listing = loop_listing(listing, selects)
                 self.state.variables.update(listed_into(named))
 
     def _declare(self, argv: list[str], cwd: _Cwd) -> None:

@@ -1,10 +1,17 @@
 """What a `find` selects, read from its words: the glob that stands for the names it prints (`ROOT/**/PAT`),
-wherever those names go (a substitution's operand, `-exec`'s `{}`, what xargs is fed)."""
+wherever those names go (a substitution's operand, `-exec`'s `{}`, what xargs is fed). A content search that prints
+only the names of the files it searches (`grep -rl PAT ROOT`, `rg --files ROOT`) stands for the find that prints
+every name it can (`find ROOT -type f`): which of them hold PAT is only known when it runs."""
 
 from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
+from typing import Any, Protocol
+
+from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.listings import listing_find
 
 # What `find` selects can be read from its words only with these: tests that narrow it (each with its value) and
 # actions that print the names and nothing else. An `-o`, `!`, `(`, `-printf`, `-exec`, `-L` is none of them.
@@ -37,7 +44,15 @@ def searched(word: str) -> str | None:
         argv = list(lexer)
     except ValueError:
         return None
+    if argv[:1] != ["find"] and (listing := listing_find(argv)) is not None:
+        argv = listing
     return selection(argv, every=True) if argv[:1] == ["find"] else tracked(argv)
+
+
+@lru_cache(maxsize=1)
+def _listers() -> tuple[str, ...]:
+    """The names of the programs whose output can be such a listing (a cheap test before any parse)."""
+    return tuple(name for name, program in catalogue().programs.items() if program.lists_names)
 
 
 def selection(argv: list[str], *, every: bool = False) -> str | None:
@@ -147,11 +162,17 @@ def searched_operands(argv: list[str], home: str) -> dict[str, str]:
     the stand-in for what it prints (`searched`): its effects are of what the search selects, not of a word only
     known at run time, while the disk shows all the search selects (LineState.searched; else it stays unknown)."""
     found: dict[str, str] = {}
-    for word in argv[1:] if any("find" in w or "ls-files" in w for w in argv[1:]) else ():
-        stand_in = searched(word) if "find" in word or "ls-files" in word else None
+    for word in argv[1:] if any(_may_list(w) for w in argv[1:]) else ():
+        stand_in = searched(word) if _may_list(word) else None
         if stand_in is not None:
             found[word] = home + stand_in[1:] if stand_in.startswith("~/") else stand_in
     return found
+
+
+def _may_list(word: str) -> bool:
+    if "find" in word or "ls-files" in word:
+        return True
+    return (word[:2] == "$(" or word[:1] == "`") and any(n in word for n in _listers())
 
 
 def searched_name(test: str, value: str) -> str | None:
@@ -197,8 +218,20 @@ def any_case(pattern: str) -> str | None:
 
 def search_word(argv: list[str]) -> str | None:
     """`find ARGV…` as the substitution of it (`$(find …)`) when what it selects is read from its words: what a
-    command fed its output by xargs stands for (`find . -name .env | xargs cat`), as `searched` reads it."""
-    if not argv or argv[0].rsplit("/", 1)[-1] != "find":
+    command fed its output by xargs stands for (`find . -name .env | xargs cat`), as `searched` reads it; a names-only
+    content search as its `listing_find` (`grep -rl KEY . | xargs cat`: every file below `.`)."""
+    if not argv or (argv[0].rsplit("/", 1)[-1] != "find" and (argv := listing_find(argv) or []) == []):
         return None
     word = "$(" + shlex.join(["find", *argv[1:]]) + ")"
     return word if searched(word) is not None else None
+
+
+class _Searching(Protocol):  # LineState (state.py imports this module's users: no import of it here)
+    def searched(self, stand_in: str, cwd: Any) -> dict[str, Any] | None: ...
+
+
+def loop_selects(state: _Searching, word: str | None, cwd: Any, home: str) -> dict[str, Any] | None:
+    """What a search's substitution `word` selects (`$(find . -type f)`), placed where a loop over it runs with the
+    paths it matches on disk now; None for no search, or a disk not read to the end."""
+    stand_in = searched_operands(["", word], home).get(word) if word else None
+    return state.searched(stand_in, cwd) if stand_in else None
