@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 CODEX_MARK = "*** Begin Patch"
 MAX_PATCH_FILE = 1 << 20  # bytes of a patch file a command names that are read; past it: not known
@@ -38,11 +38,13 @@ _DEV_NULL = "/dev/null"
 @dataclass(frozen=True, slots=True)
 class PatchedFile:
     """One file a patch touches: `op` is "write" (created or changed), "delete", "move" (`path` to `to`)
-    or "copy" (`path` to `to`, `to` written)."""
+    or "copy" (`path` to `to`, `to` written). `added`: the lines the patch adds to a written file (an added file's
+    whole text, an update's `+` lines), the text it leaves there as an edit's new string is."""
 
     op: str
     path: str
     to: str = ""
+    added: str = field(default="", compare=False)
 
 
 _CODEX_MARKERS = (("*** Add File:", "add"), ("*** Update File:", "update"), ("*** Delete File:", "delete"))
@@ -71,8 +73,10 @@ def codex_patch_files(text: str) -> list[PatchedFile]:
         moved = next((s[len(_MOVE_TO) :].strip() for s in map(str.strip, lines) if s.startswith(_MOVE_TO)), None)
         if op != "delete" and moved is not None:
             out.append(PatchedFile("move", name, moved))
+        elif op == "delete":
+            out.append(PatchedFile("delete", name))
         else:
-            out.append(PatchedFile("delete" if op == "delete" else "write", name))
+            out.append(PatchedFile("write", name, added="".join(line[1:] + "\n" for line in lines if line[:1] == "+")))
     return [f for f in out if f.path]
 
 
@@ -112,11 +116,32 @@ def _git_header(rest: str) -> tuple[str, str]:
 
 def diff_files(text: str, levels: Sequence[int]) -> list[PatchedFile]:
     """The files of a unified (or git) diff, each name stripped by each of `levels` (`-pN`; an unknown
-    strip level is given as several, and every result counts)."""
+    strip level is given as several, and every result counts), each written one with the lines its hunks add."""
+    out: list[PatchedFile] = []
+    for lines in _file_sections(text):
+        added = "".join(line[1:] + "\n" for line in lines if line.startswith("+") and not line.startswith("+++ "))
+        out += [replace(f, added=added) if f.op == "write" and added else f for f in _diff_headers(lines, levels)]
+    return out
+
+
+def _file_sections(text: str) -> list[list[str]]:
+    """A diff's lines cut where a file's headers start after another file's hunks."""
+    sections: list[list[str]] = [[]]
+    hunks = False
+    for line in text.splitlines():
+        if hunks and line.startswith(("--- ", "diff --git ")):
+            sections.append([])
+            hunks = False
+        hunks = hunks or line.startswith("@@")
+        sections[-1].append(line)
+    return sections
+
+
+def _diff_headers(lines: list[str], levels: Sequence[int]) -> list[PatchedFile]:
     out: list[PatchedFile] = []
     old: str | None = None
     renamed: str | None = None
-    for line in text.splitlines():
+    for line in lines:
         if line.startswith("--- "):
             old = _unquote(line[4:])
         elif line.startswith("+++ ") and old is not None:
@@ -329,7 +354,9 @@ def _collect(
     files = list(dict.fromkeys(f for text in texts for f in patch_files(text, levels)))
     if reverse:
         files = reversed_files(files)
-    placed = [PatchedFile(f.op, joined(directory, f.path), joined(directory, f.to) if f.to else "") for f in files]
+    placed = [
+        PatchedFile(f.op, joined(directory, f.path), joined(directory, f.to) if f.to else "", f.added) for f in files
+    ]
     return ShellPatch(placed, known)
 
 
@@ -366,21 +393,22 @@ def shell_patch(
     return None
 
 
-def as_commands(patch: ShellPatch) -> list[list[str]]:
-    """The patch as the commands that do the same (`tee` writes, `rm` deletes, `mv` moves, `cp` copies), for
-    the rules that judge commands; an unknown patch writes a place only known when it runs."""
-    out: list[list[str]] = []
+def as_commands(patch: ShellPatch) -> list[tuple[list[str], str | None]]:
+    """The patch as the commands that do the same (`tee` writes, `rm` deletes, `mv` moves, `cp` copies), each with
+    the text it reads (a `tee`'s: the lines the patch adds to its file, None when it adds none), for the rules that
+    judge commands and what their writes leave; an unknown patch writes a place only known when it runs."""
+    out: list[tuple[list[str], str | None]] = []
     for f in patch.files:
         path, to = _operand(f.path), _operand(f.to)
         if f.op == "write":
-            out.append(["tee", path])
+            out.append((["tee", path], f.added or None))
         elif f.op == "delete":
-            out.append(["rm", path])
+            out.append((["rm", path], None))
         else:
-            out.append(["mv" if f.op == "move" else "cp", path, to])
+            out.append((["mv" if f.op == "move" else "cp", path, to], None))
     if not patch.known:
         # marked {"patch": {"known": false}} by the builder: the files are only known when it runs
-        out.append(["tee", "$PATCHED_FILES"])
+        out.append((["tee", "$PATCHED_FILES"], None))
     return out
 
 

@@ -415,6 +415,22 @@ def _command_at(tool_input: Mapping[str, Any], depth: int) -> str | None:
 _COMMAND_DEPTH = 3
 
 
+def named_command(tool_input: Mapping[str, Any]) -> str | None:
+    """The line of an argument whose name says it holds a command line to run (`cli_command`, `shellCmd`,
+    `commandLine`), whatever the tool's name (the AWS API server's `call_aws`); a bare `command` of a tool not named
+    for running stays a text (a note's)."""
+    return next((v for a, x in tool_input.items() if _names_a_line(a) and (v := command_line(x))), None)
+
+
+def _names_a_line(key: str) -> bool:
+    named = words(key)
+    return "cmdline" in named or bool(named & _COMMAND_WORDS and named & _LINE_WORDS)
+
+
+_COMMAND_WORDS = frozenset({"command", "cmd"})
+_LINE_WORDS = frozenset({"line", "cli", "shell", "bash", "sh", "terminal", "console"})  # what runs it
+
+
 NamedLine = Callable[[str, Mapping[str, JSON]], str | None]  # the line a tool's name and arguments amount to
 # Words of a tool's name that make it run a command line it is given (Desktop Commander's `start_process`, a
 # shell server's `run_command`, `execute_command`, `terminal`).
@@ -429,6 +445,7 @@ def command_lines(tool: str, tool_input: Mapping[str, JSON], named: NamedLine = 
     line = container_line(tool, tool_input)
     line = line if line is not None else run_line(tool_input) if words(tool) & _RUN_WORDS else None
     line = line if line is not None else cell_line(tool_input)  # a cell put in a notebook runs when it is run
+    line = line if line is not None else named_command(tool_input)  # `call_aws`'s `cli_command`
     line = line if line is not None else sql_line(tool, tool_input)
     line = line if line is not None else named(tool, tool_input)  # `git_reset`, a package manager's `install`
     return [*sql_commands(tool_input), *compose_lines(tool_input), *([line] if line is not None else [])]

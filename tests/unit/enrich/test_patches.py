@@ -121,7 +121,7 @@ def shell(command: str, stdin: str | None = None, cwd: str = "/p") -> list[list[
     argv = command.split()
     found = shell_patch(argv[0], argv, stdin, cwd)
     assert found is not None
-    return as_commands(found)
+    return [words for words, _text in as_commands(found)]
 
 
 DIFF = "--- a/.git/hooks/pre-commit\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+x\n"

@@ -330,7 +330,8 @@ class Catalogue:
     """The programs, each built from its data the first time a command names it, and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
+        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "command_directives", "config_environment",
+        "environment",
         "forge_apis", "git", "guarded_names", "host_environment", "instruction_files", "languages", "member_files",
         "metadata_hosts",
         "metadata_local", "pid_lookups", "power_files", "prefixes", "process_files", "program_configs", "runs_later",
@@ -377,6 +378,7 @@ class Catalogue:
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
+        self.command_directives = frozenset(own.get("command_directives", {}).get("words", ()))  # a Dockerfile's RUN
         bins = own.get("bin_dirs", {})
         self.bin_dirs = (tuple(bins.get("home", ())), tuple(bins.get("system", ())))  # (home-relative, absolute)
         self.system_programs = tuple(bins.get("system_programs", ()))

@@ -279,7 +279,10 @@ class FileEffects:
             )
             if op == "write" and effect["path"]:
                 self.ledger.produce(effect["path"], "write")
-                self.ledger.contents.pop(effect["path"], None)
+                if name == "tee" and view.stdin == "text" and view.stdin_text is not None:  # what it copies
+                    self.ledger.contents[effect["path"]] = view.stdin_text
+                else:
+                    self.ledger.contents.pop(effect["path"], None)
 
     def _transfer(
         self,

@@ -351,6 +351,7 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
         if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `"build": "make && ./x"`
             value = _json_string(value) if value[0] == '"' and "\\" in value else value[1:-1]
         value = value.lstrip(":!").strip() if value.startswith(("!", ":!")) else value  # `x = !cmd`, vim's `:!cmd`
+        value = directed(value) if setting is None else value  # a Dockerfile's `RUN …`, `HEALTHCHECK CMD …`
         ran = option_commands(value, command_options())  # `org.gradle.jvmargs=… -XX:OnOutOfMemoryError="cmd"`
         if ran or is_command_line(value):
             found.extend(ran or [value])
@@ -364,6 +365,30 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
         covered = covered and not literals
     walked = [tool_environment(c) for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
     return walked, covered and len(walked) == len(found)  # the rest, not followed: asked
+
+
+def directed(line: str) -> str:
+    """The command line a build file's instruction runs (the catalogue's `command_directives`: a Dockerfile's `RUN`,
+    `CMD`, `ENTRYPOINT`, also after `HEALTHCHECK` or `ONBUILD`), its own `--options` left out and an exec form's JSON
+    array as its words; `line` itself when it is no such instruction."""
+    rest, known = line, catalogue().command_directives
+    for _ in range(_MAX_DIRECTIVES):
+        head, _, after = rest.partition(" ")
+        if head.upper() not in known:
+            break
+        rest = after.lstrip()
+        while rest.startswith("--"):  # `RUN --mount=type=cache,target=/root/.npm npm ci`
+            rest = rest.partition(" ")[2].lstrip()
+    if rest is line or not rest.startswith("["):
+        return rest
+    try:
+        argv = json.loads(rest)
+    except ValueError:
+        return rest
+    return shlex.join(argv) if isinstance(argv, list) and all(isinstance(w, str) for w in argv) else rest
+
+
+_MAX_DIRECTIVES = 3  # `ONBUILD HEALTHCHECK CMD …` at most
 
 
 def _json_string(quoted: str) -> str:

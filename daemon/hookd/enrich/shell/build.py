@@ -442,8 +442,10 @@ class _Builder(BuilderState):
             patch_text = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
             patch = shell_patch(name, argv, patch_text, cwd.path, self._patch_reads)
         if patch is not None:  # what a patch writes, as the commands that write it (enrich/patches.py)
-            for words in as_commands(patch):
-                self._simple(_Simple([], words, [], []), depth + 1, cwd.copy(), None, [], privileged, None, (name,))
+            for words, added in as_commands(patch):  # a `tee` reads what the patch adds to its file
+                origin = "text" if added is not None else "none"
+                here = cwd.copy()
+                self._simple(_Simple([], words, [], []), depth + 1, here, None, [], privileged, added, (name,), origin)
                 self.commands[-1]["patch"] = {"known": patch.known}
 
     def _trap(self, argv: list[str], action: str, depth: int, cwd: _Cwd, privileged: bool) -> None:
