@@ -92,6 +92,16 @@ def _own_setup(view: CommandView, path: str) -> bool:
     return redirected and own and prints_own_code("$(" + " ".join(view.argv) + ")")
 
 
+def _shell_text(loads: str, variable: str, value: str) -> str:
+    """The script a variable's value is: shell code as is; a prompt as the double-quoted word it is expanded as;
+    `BASH_FUNC_ls%%='() { …; }'` as the definition of ls that bash imports from it, shadowing the program."""
+    if loads == "code":
+        return value
+    if loads == "function":
+        return variable.removeprefix("BASH_FUNC_").removesuffix("%%") + " " + value
+    return ': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 class EffectModel:
     """Composes the parts that judge one command (files, code, git, tar, fetches), all recording into one Ledger."""
 
@@ -347,8 +357,8 @@ class EffectModel:
                         self.code.run_file(place(word), view.name, entry.lang, follow, sourced=True)
             elif entry.loads == "code" and entry.lang != "sh":  # `PERL5DB='system(…)'`: perl code, read as such
                 self.code.run_code(view.name, value, entry.lang, follow)
-            else:  # shell code, or a prompt the shell expands (its substitutions run)
-                text = value if entry.loads == "code" else ': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            else:  # shell code, a prompt the shell expands (its substitutions run), a function bash imports
+                text = _shell_text(entry.loads, variable, value)
                 known = not _dynamic(text.split(" ", 1)[0])
                 self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": text}, known=known)
                 follow.scripts.append(text)
@@ -448,6 +458,8 @@ class EffectModel:
         if redirect.get("path") is None:
             return
         placed = {"raw": redirect.get("target"), "path": redirect.get("path"), "in_project": redirect.get("in_project")}
+        if socket_redirect(self.ledger, placed, name or "shell"):  # a connection, no file: nothing written or read
+            return
         before = len(self.ledger.effects)
         if ">" in op:
             effect = self.ledger.add("write", placed, name or "shell")
@@ -457,7 +469,6 @@ class EffectModel:
                 effect["text_of"] = writer.output  # `ssh-keyscan HOST >> ~/.ssh/known_hosts`: what it prints
             if str(placed["path"]).startswith("/dev/") and effect["known"]:
                 self.ledger.add("device", placed, name or "shell")
-                socket_redirect(self.ledger, placed, name or "shell")
             self._produce(effect, view, name)
         if "<" in op and op not in ("<<", "<<-", "<<<"):
             self.ledger.add("read", placed, name or "shell")

@@ -49,8 +49,9 @@ class Launcher:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """An environment variable read as code (`loads`: `code`, a `prompt` the shell expands, a `file` of code in
-    `lang`, or `options` of an interpreter, some naming a file of code) by `programs` (empty: by every program,
+    """An environment variable read as code (`loads`: `code`, a `prompt` the shell expands, a `function` bash
+    imports, a `file` of code in `lang`, or `options` of an interpreter, some naming a file of code) by `programs`
+    (empty: by every program,
     as the dynamic loader reads `LD_PRELOAD`, and npm's node reads `NODE_OPTIONS`)."""
 
     loads: str

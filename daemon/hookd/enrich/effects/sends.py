@@ -150,12 +150,17 @@ def remote_copy(
     return True
 
 
-def socket_redirect(ledger: Ledger, placed: dict[str, Any], name: str) -> None:
-    """`> /dev/tcp/HOST/PORT` (and `/dev/udp`): bash opens a connection and the command's output goes to it."""
+def socket_redirect(ledger: Ledger, placed: dict[str, Any], name: str) -> bool:
+    """`> /dev/tcp/HOST/PORT`, `< …`, `<> …` (and `/dev/udp`): bash opens a connection, no file (bash(1),
+    REDIRECTION), and the command's output goes to it: a send to HOST; nothing is written, emptied or read on
+    disk (before blind-shell-20 a `/dev/tcp` health check of the loopback was a raw device write, denied). What a
+    shell then reads from it as its script is code from HOST (shell/stdin.held). False for any other path."""
     path = str(placed.get("path") or "")
-    if path.startswith(_SOCKETS):
-        host = path.split("/")[3] if path.count("/") >= 3 else ""
-        ledger.add("send", None, name, host=host, known=bool(host) and not _dynamic(host))
+    if not path.startswith(_SOCKETS):
+        return False
+    host = path.split("/")[3] if path.count("/") >= 3 else ""
+    ledger.add("send", None, name, host=host, known=bool(host) and not _dynamic(host))
+    return True
 
 
 def carried_trees(

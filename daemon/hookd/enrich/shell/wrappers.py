@@ -10,6 +10,7 @@ from collections.abc import Callable
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.code import is_url_script, names_fetched_source
 from hookd.enrich.effects.launchers import launched
+from hookd.enrich.effects.words import SHELLS
 from hookd.enrich.shell.runners import xargs_operands
 from hookd.enrich.shell.words import _ASSIGN
 
@@ -41,9 +42,9 @@ def _skip_options(argv: list[str], i: int, short_arg: str = "", long_arg: frozen
     return i
 
 
-def _take_assignments(argv: list[str], i: int, env: dict[str, str]) -> int:
+def _take_assignments(argv: list[str], i: int, env: dict[str, str], assign: re.Pattern[str] = _ASSIGN) -> int:
     while i < len(argv):
-        match = _ASSIGN.match(argv[i])
+        match = assign.match(argv[i])
         if match is None:
             break
         env[argv[i][: match.end() - 1].rstrip("+")] = argv[i][match.end() :]
@@ -123,7 +124,12 @@ def _peel_env(argv: list[str], i: int, env: dict[str, str]) -> int | None:
             if letter == "C":  # `env -C DIR cmd`: cmd runs in DIR (hookd.enrich.shell.build follows it)
                 env[CHDIR] = value if value is not None else (argv[i + 1] if i + 1 < len(argv) else "")
             i += width
-    return _take_assignments(argv, i, env)
+    return _take_assignments(argv, i, env, _ENV_ASSIGN)
+
+
+# env(1): every operand before the command that holds `=` is NAME=VALUE, whatever NAME is: a name no shell can
+# assign (`BASH_FUNC_ls%%=() {…}`, the form bash imports a function from) is still put in the environment
+_ENV_ASSIGN = re.compile(r"[^=]+=")
 
 
 def _peel_command(argv: list[str], i: int, env: dict[str, str]) -> int | None:
@@ -276,9 +282,11 @@ _WRAPPERS: dict[str, Peel] = {
 _SUDO = frozenset({"sudo", "doas"})
 # wrappers that act on a running process when given no command (their catalogue entry's `pid_options`)
 _ACTS_ALONE = frozenset({"strace", "ltrace", "ionice", "prlimit", "choom", "taskset", "chrt", "renice"})
-# fish (https://fishshell.com/docs/current/cmds/fish.html: `-c`/`--command` runs the string) writes commands as
-# words the same way for a simple command, so its `-c` string is walked as sh's: what it runs is seen
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish"})
+# The shells whose `-c` string, a script on stdin, is walked as sh's: every shell the effect model knows
+# (effects/words.SHELLS). fish (https://fishshell.com/docs/current/cmds/fish.html: `-c`/`--command` runs the string),
+# csh/tcsh, yash and posh write a simple command as words the same way, so what it runs is seen; before blind-shell-20
+# a closed list here left out `tcsh -fc 'rm -rf ~/x'` and `yash -c …`, which then ran unseen
+_SHELLS = SHELLS - {"source", "."}
 _INLINE = _SHELLS | {"eval", "su", "trap"}
 
 
