@@ -53,6 +53,7 @@ from hookd.selfprotect_installs import pinned_installs
 from hookd.selfprotect_keys import Same, extension_judge, settings_judge, undeclared_texts
 from hookd.selfprotect_later import later_starts, socket_moved
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
+from hookd.selfprotect_programs import program_places
 from hookd.selfprotect_trees import start_dirs, started_in_written, written_trees
 from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
 from hookd.shims.build import QUIET_LIBRARY, native_shim_path
@@ -185,6 +186,7 @@ class ProtectedSet:
             own += tuple(Surface(path, what, "", "hookd") for path, what in hookd_places(caller))
         environments = [(_fill(str(path), home, project) or [""])[0] for path, _ in _tool_environments()]
         own += tuple(Surface(path, what, "", "hookd") for path, what in base_places(home, environments))
+        own += tuple(Surface(path, what, "", "hookd") for path, what in program_places(home, project, self._env))
         listed: list[JSON] = []
         judged: dict[str, Surface] = {}
         seen: set[str] = set()

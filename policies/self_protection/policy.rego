@@ -69,6 +69,7 @@ ask contains {"id": "hookd-unknown-change", "reason": reason} if {
 	e.path != ""
 	not e.class in {"project-root", "home", "root"} # a whole home or project is left to the rules about them
 	not object.get(e, "selected", false) # what a search selected (`$(find . -name '*.rs')`): those files, not the tree
+	not object.get(e, "staged", false) # `git add F`: git reads F into its index, a known read that changes nothing
 	some place in input.hookd.protected
 	_names_place(e.path, place.path)
 	reason := sprintf("%s is handed %s, which is %s; hookd does not know what %s does with it (it may rewrite it): review it first", [e.program, e.path, place.what, e.program])

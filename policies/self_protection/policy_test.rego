@@ -167,6 +167,8 @@ test_a_guessed_path_at_a_protected_place_is_asked if {
 	not _t_asked(_t_effects([home]))
 	known := object.union(_t_e("read", "cat", "/home/alice/.gemini/settings.json"), {"class": "outside"})
 	not _t_asked(_t_effects([known]))
+	staged := object.union(_t_e("read", "git", "/home/alice/.gemini/settings.json"), {"guess": true, "staged": true, "class": "outside"})
+	not _t_asked(_t_effects([staged]))
 }
 
 # a path built when the call runs, read as the pattern it can be (input.hookd.patterns with its `raw`)

@@ -421,7 +421,9 @@ SPEC = AgentSpec(
         timeout_unit_ms=1000,
         managed_only_key="allowManagedHooksOnly",  # in managed-settings.json, whose schema has no hooks key
         managed_only_file="../managed-settings.json",
-        trust=Trust(_trust_path, _trust_update, _trust_missing, keys=("trustedFolders",)),
+        # the folders as the CLI's bundle names them, and as GitHub's docs do (configure-copilot-cli: "Edit the
+        # contents of the trusted_folders array"): a folder added under either spelling is trust given
+        trust=Trust(_trust_path, _trust_update, _trust_missing, keys=("trustedFolders", "trusted_folders")),
         # $COPILOT_HOME/settings.json: every hook off, or hookd's one by one (disabledHooks)
         hooks_off=(Switch("../settings.json", "disableAllHooks", True),),
         switch_keys=("disabledHooks",),

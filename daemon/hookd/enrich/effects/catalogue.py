@@ -85,6 +85,7 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
         arity=dict(spec.get("arity", {})),
         whole_flags=frozenset("-" + n for n in spec.get("long", ())) if single_dash else frozenset(),
         ends=frozenset([spec["module_option"]]) if spec.get("module_option") else frozenset(),
+        short_optional={k: re.compile(v) for k, v in dict(spec.get("short_optional", {})).items()},
     )
 
 
@@ -213,6 +214,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         at_file_options=frozenset(spec.get("at_file_options", ())),
         at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
+        reads_in_loop=frozenset(spec.get("reads_in_loop", ())),
         replaces=dict(spec.get("replaces", {})),
         empties_in_place=frozenset(spec.get("empties_in_place", ())),
         like=str(spec.get("like", "")),

@@ -511,10 +511,11 @@ class EffectModel:
                 module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is
                 if module and module[0] in program.modules:
                     follow.scripts.append(shlex.join(_module_command(program.modules[module[0]], module, argv[0])))
-            if program.writes_operands_in_place(parsed.options):
+            writes = program.writes_operands_in_place(parsed.options)
+            if writes or any(o in program.reads_in_loop for o, _ in parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
-                for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`
-                    self.ledger.add("write", place(word), name)
+                for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`, `perl -ne …`
+                    self.ledger.add("write" if writes else "read", place(word), name)
             return
         if program.find:
             self.files.find(argv, place, name, view, program.option_ops)

@@ -5,6 +5,7 @@ program's long options starts so), as getopt_long(3) accepts them. Linear in the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -19,6 +20,9 @@ class OptionTable:
     arity: Mapping[str, int] = field(default_factory=dict)  # options taking more than one word (`--arg N V`)
     whole_flags: frozenset[str] = frozenset()  # single-dash words that are one option without a value (`-list`)
     ends: frozenset[str] = frozenset()  # an option after whose value every word is an operand (`python -m MOD …`)
+    # short letters whose value is only what follows them in the word, in a form of its own (`perl -l[octnum]`:
+    # `-lane` is -l -a -n -e, and `-l -e CODE` gives -l no value)
+    short_optional: Mapping[str, re.Pattern[str]] = field(default_factory=dict)
 
     def long_name(self, given: str) -> str:
         """The long option `given` (without `--`) names: itself, or the one long option it is a prefix of."""
@@ -92,7 +96,8 @@ def _cluster(
 ) -> int:
     """The short options of `-abc`, the first that takes a value ending it (attached, or the next word)."""
     options, spelled = out
-    for k in range(1, len(word)):
+    k = 1
+    while k < len(word):
         letter = word[k]
         name = table.same.get("-" + letter, "-" + letter)
         if letter in table.short_value:
@@ -103,7 +108,11 @@ def _cluster(
                 i += 1
             options.append((name, value))
             break
-        options.append((name, None))
+        form = table.short_optional.get(letter)
+        found = form.match(word, k + 1) if form is not None else None
+        attached = found.group(0) if found is not None else ""
+        options.append((name, attached or None))
+        k += 1 + len(attached)
     return i
 
 

@@ -218,6 +218,7 @@ class Program:
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
     at_file_args: bool = False  # httpie: request items `field@file`, `@file` send the file
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
+    reads_in_loop: frozenset[str] = frozenset()  # `perl -n`: the code runs over each line of every operand
     # a compressor's rule (hookd.enrich.effects.replaced): `suffix`, `default` (compress|decompress), the options
     # that `decompress`, `keep` the file read, make it `reads_only`, name the `suffix_options`; `keeps` by default
     # unless one of `remove`; `pair`: two operands are input and output unless one of `many`

@@ -40,6 +40,7 @@ def unread(
     # (a command line the shell builder walks as a command of its own, `script -c CMD`'s, is judged there; a single
     # word it hands on may still be a file this program reads: `parallel echo :::: KEY` reads KEY)
     skip = _code_words(program, parsed) | _script_words(view.name, parsed) | {w for w in view.handed if _is_line(w)}
+    skip |= _placed_words(program, parsed)
     files.unread_words(view.argv, skip, view.name, place, start, network=network)
     if view.stdin == "text" and view.stdin_text and _options_on_stdin(program, parsed):
         # `curl -K -`: its options come on stdin (`upload-file = "…"`), their files as any word's
@@ -120,6 +121,13 @@ def _script_words(name: str, parsed: Parsed) -> set[str]:
     if name in SHELLS and parsed.operands and any(option == "-c" for option, _ in parsed.options):
         return {parsed.operands[0]}
     return set()
+
+
+def _placed_words(program: Program, parsed: Parsed) -> set[str]:
+    """A directory option's value (`tar -C DIR`, `make -C DIR`) is where the program works, not a file it reads; an
+    archiver's names after it are judged where they land, below DIR (tar.py), not again in the cwd."""
+    directories = {v for o, v in parsed.options if o == "--directory" and v}
+    return directories | set(parsed.operands) if directories and program.archive else directories
 
 
 def _code_words(program: Program, parsed: Parsed) -> set[str]:

@@ -389,14 +389,15 @@ class _Builder(BuilderState):
     def _unaliased(self, words: list[str], depth: int, cwd: _Cwd, sudo: bool) -> list[str]:
         """The words of a command whose first word is an alias (or a `hash -p` name) the line defined: a value
         of plain words takes its place (`rm -rf ~/Documents`); one with shell syntax runs as written with the
-        words after it, walked as its own script."""
+        words after it, walked as its own script, as does one that begins with assignments (`alias k='X=1 kilo'`:
+        they are the environment of the command the alias names)."""
         value = self._aliases[words[0]]
         self._unused_aliases.pop(words[0], None)
         try:
             replaced = shlex.split(value)
         except ValueError:
             replaced = []
-        if replaced and not _SHELL_SYNTAX.search(value):
+        if replaced and not _SHELL_SYNTAX.search(value) and not _ASSIGNMENT.match(replaced[0]):
             home = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in replaced]
             return [*home, *words[1:]]
         if depth < self.max_depth:
@@ -532,4 +533,5 @@ def _reads_duplicate(simple: _Simple) -> bool:
 
 _PROMPT_EXPANDED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}")  # `${x@P}`: x expanded as a prompt
 _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # an alias is expanded before assignments are read
 _NAMES_HOME = re.compile(r"(?<![\w${])HOME(?![\w}])")  # HOME named other than as `$HOME`: it may be set
