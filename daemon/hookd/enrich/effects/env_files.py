@@ -100,3 +100,13 @@ _READERS: tuple[tuple[re.Pattern[str], Callable[[str, str], dict[str, str]]], ..
     (_FISH, _fish),
     (_VSCODE, _vscode),
 )
+
+
+def shell_text(loads: str, variable: str, value: str) -> str:
+    """The script a variable's value is: shell code as is; a prompt as the double-quoted word it is expanded as;
+    `BASH_FUNC_ls%%='() { …; }'` as the definition of ls that bash imports from it, shadowing the program."""
+    if loads == "code":
+        return value
+    if loads == "function":
+        return variable.removeprefix("BASH_FUNC_").removesuffix("%%") + " " + value
+    return ': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

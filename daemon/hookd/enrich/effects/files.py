@@ -20,6 +20,7 @@ from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.overwrites import holds_nothing_of_its_own, keyword_fills, links_to_nothing
 from hookd.enrich.effects.public_lines import public_lines
 from hookd.enrich.effects.replaced import replaced_files
+from hookd.enrich.effects.revealed import prints_none
 from hookd.enrich.effects.sends import backend_path, remote_copy
 from hookd.enrich.effects.tar import member_writes, tar_effects
 from hookd.enrich.effects.words import (
@@ -179,7 +180,7 @@ class FileEffects:
             op = program.option_ops.get(option)
             if option in program.makes and not given & program.makes[option]:
                 op = "write"  # `ssh-keygen -t ed25519 -f KEY`: the key it generates, not one it reads
-            if op == "read" and _prints_none(program, parsed, given):
+            if op == "read" and prints_none(program, parsed, given):
                 op = "use"
             if op and value is not None:
                 self.apply(op, place(value), name, recursive, view)
@@ -575,15 +576,6 @@ def _entry(source: str, destination: str, place: Place) -> dict[str, Any] | None
     if not base or base in (".", "..") or _dynamic(base) or has_glob(base):
         return None
     return place(f"{destination.rstrip('/') or '/'}/{base}")
-
-
-def _prints_none(program: Program, parsed: Parsed, given: set[str]) -> bool:
-    """Whether what its options read reaches no output (`openssl pkey -in KEY -pubout`, `openssl rsa -noout -check`)."""
-    quiet = program.prints_none
-    if not quiet or not parsed.operands:
-        return False
-    words = given | set(parsed.spelled[1:])  # a single-dash long option its table does not name (`-noout`)
-    return parsed.operands[0] in quiet["subcommands"] and bool(words & quiet["quiet"]) and not words & quiet["unless"]
 
 
 def option_execs(

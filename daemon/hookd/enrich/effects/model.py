@@ -26,7 +26,7 @@ from hookd.enrich.effects.code_files import code_from_files
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
 from hookd.enrich.effects.emptied import emptied_writes
 from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_deletes, served, sets_code
-from hookd.enrich.effects.env_files import environment_set, unseen_environment
+from hookd.enrich.effects.env_files import environment_set, shell_text, unseen_environment
 from hookd.enrich.effects.files import FileEffects, option_execs
 from hookd.enrich.effects.filters import names_from_pipe
 from hookd.enrich.effects.gitops import git_effects
@@ -90,16 +90,6 @@ def _own_setup(view: CommandView, path: str) -> bool:
     redirected = any(">" in str(r.get("op") or "") and r.get("path") == path for r in view.redirects)
     own = not view.env and not any(planted_path(v) for v in (view.variables.get("PATH"), view.built.get("PATH")))
     return redirected and own and prints_own_code("$(" + " ".join(view.argv) + ")")
-
-
-def _shell_text(loads: str, variable: str, value: str) -> str:
-    """The script a variable's value is: shell code as is; a prompt as the double-quoted word it is expanded as;
-    `BASH_FUNC_ls%%='() { …; }'` as the definition of ls that bash imports from it, shadowing the program."""
-    if loads == "code":
-        return value
-    if loads == "function":
-        return variable.removeprefix("BASH_FUNC_").removesuffix("%%") + " " + value
-    return ': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class EffectModel:
@@ -358,7 +348,7 @@ class EffectModel:
             elif entry.loads == "code" and entry.lang != "sh":  # `PERL5DB='system(…)'`: perl code, read as such
                 self.code.run_code(view.name, value, entry.lang, follow)
             else:  # shell code, a prompt the shell expands (its substitutions run), a function bash imports
-                text = _shell_text(entry.loads, variable, value)
+                text = shell_text(entry.loads, variable, value)
                 known = not _dynamic(text.split(" ", 1)[0])
                 self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": text}, known=known)
                 follow.scripts.append(text)

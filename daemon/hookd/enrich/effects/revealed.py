@@ -140,3 +140,12 @@ def _names_credential(commands: list[str]) -> bool:
         return True
     last = set(_parts(commands[-1])) if len(commands) > 1 else set()  # a lone word may be a search's pattern
     return bool(last & _NOUNS) and last <= _NOUNS | _QUALIFIERS
+
+
+def prints_none(program: Program, parsed: Parsed, given: set[str]) -> bool:
+    """Whether what its options read reaches no output (`openssl pkey -in KEY -pubout`, `openssl rsa -noout -check`)."""
+    quiet = program.prints_none
+    if not quiet or not parsed.operands:
+        return False
+    words = given | set(parsed.spelled[1:])  # a single-dash long option its table does not name (`-noout`)
+    return parsed.operands[0] in quiet["subcommands"] and bool(words & quiet["quiet"]) and not words & quiet["unless"]
