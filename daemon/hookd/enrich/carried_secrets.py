@@ -12,8 +12,10 @@ or key in a known shape, a private key block's lines, and in a dotenv file every
 characters with letters and digits (`STRIPE_KEY=sk_live_…`, whatever its name). Values shorter than MIN_VALUE are
 left out: a short one would match by chance.
 
-Only a call whose text holds a run that may be one (letters and digits, with a capital or 32 long, no `/` or `.`
-in it: not a path nor a dotted name) reads the stores: an everyday write does not pay their stats.
+Only a call whose text holds a run that may be one (letters and digits, with a capital or 32 long, or 16 letters
+and digits unbroken: a value lower-cased, as the search folds it; no `/` or `.` in it: not a path nor a dotted name),
+or a run an encoding of one may be that holds no digit (base32's, base64's) or no letter (hex's), reads the stores:
+an everyday write does not pay their stats.
 
 Where a text hides it: past any length (a text is read in windows of MAX_TEXT characters, each overlapping the next
 by OVERLAP, and every encoded run of a window is decoded, however many longer runs precede it; past MAX_DECODED
@@ -83,7 +85,14 @@ PROJECT_STORES = (".env", ".env.local", ".env.development", ".env.production", "
 # a path, a dotted name or a plain identifier is none. Only a call holding one reads the stores (each a stat).
 _CANDIDATE = re.compile(rf"[A-Za-z0-9+=_~-]{{{MIN_VALUE},}}")
 _PIECE_RUN = re.compile(rf"[A-Za-z0-9+=_~-]{{{PIECE},}}")
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
+# a value lower-cased (the search folds case: a DNS label arrives so), unbroken by a word's separator
+_FOLDED_RUN = re.compile(rf"(?<![a-z0-9])[a-z0-9]{{{MIN_VALUE},}}")  # (from a run's start: each run read once)
+_SHORTEST_BASE64 = -(-MIN_VALUE * 4 // 3)  # characters of the shortest value's base64, its padding left off
+_BASE64_RUN = re.compile(rf"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{{{_SHORTEST_BASE64},}}={{0,2}}")
+# a run an encoding of a value may be that holds letters of one case only: base32's (no digit), hex's digits (no
+# letter); base64's runs of both cases are decoded whatever their digits and `/` (_decodes_to_candidate)
+_SHORTEST_BASE32 = -(-MIN_VALUE * 8 // 5)  # characters of the shortest value's base32, its padding left off
+_UNMIXED_ENCODED = re.compile(rf"[A-Z2-7]{{{_SHORTEST_BASE32},}}|[a-z2-7]{{{_SHORTEST_BASE32},}}|[0-9]{{32,}}")
 # hex and base32 alphabets are inside base64's: their runs are looked for only inside the base64 runs found
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{32,}")
 _BASE32_RUN = re.compile(r"[A-Za-z2-7]{24,}=*")  # decoders read either case (Python's casefold, RFC 4648 §3.3)
@@ -143,11 +152,13 @@ def _generated(password: str) -> bool:
 
 
 def _may_hold_secret(text: str) -> bool:
-    """`text` holds a candidate run (_CANDIDATE with a digit and a letter, and a capital or 32 characters), or two
-    pieces of one (_PIECE_RUN with a digit and a capital: a value sent in parts)."""
+    """`text` holds a candidate run (_CANDIDATE with a digit and a letter, and a capital or 32 characters; or
+    _FOLDED_RUN with both), or two pieces of one (_PIECE_RUN with a digit and a capital: a value sent in parts)."""
     for match in _CANDIDATE.finditer(text):
         run = match.group()
         if _mixed(run) and (len(run) >= 32 or not run.islower()):
+            return True
+        if _mixed(run) and any(_mixed(m.group()) for m in _FOLDED_RUN.finditer(run)):  # (inside a candidate run)
             return True
     pieces = (m.group() for m in _PIECE_RUN.finditer(text[:MAX_PIECED_TEXT]))
     if sum(1 for run in pieces if _mixed(run) and not run.islower()) >= 2:
@@ -191,7 +202,27 @@ def _may_be_carried(text: str | _Readings) -> bool:
     if _may_hold_secret(read.text) or _may_hold_secret(read.compacted):
         return True
     decoded85 = (t for raw in read.base85 if (t := _text_of(raw)) is not None)
-    return any(map(_may_hold_secret, chain(read.spellings, decoded85, rot47_runs(read.text, read.visible))))
+    if any(map(_may_hold_secret, chain(read.spellings, decoded85, rot47_runs(read.text, read.visible)))):
+        return True
+    return _decodes_to_candidate(read.text, visible=read.visible) or _decodes_to_candidate(read.compacted)
+
+
+def _decodes_to_candidate(text: str, layers: int = MAX_LAYERS, visible: list[str] | None = None) -> bool:
+    """A run the decoding reads whose shape the candidate tests do not pass (an encoding's output may hold no
+    digit, no letter, or a `/` between short pieces) decodes to text that holds a candidate, layer after layer:
+    only runs of both cases (base64's) or _UNMIXED_ENCODED's are decoded (a lower-case path or word is neither).
+    The runs are looked for in the text's runs of visible characters (`visible`, shared with base85's reading)
+    long enough to hold one: each of them lies in one."""
+    spans = visible_runs(text) if visible is None else visible
+    found = (run for span in spans if len(span) >= _SHORTEST_BASE64 for run in _BASE64_RUN.findall(span))
+    for run in dict.fromkeys(found):
+        one_case = run.islower() or run.isupper() or not any(c.isalpha() for c in run)
+        if one_case and _UNMIXED_ENCODED.search(run) is None:
+            continue
+        for decoded in dict.fromkeys(t for raw in _run_decodings(run) if (t := _text_of(raw))):  # each text once
+            if _may_hold_secret(decoded) or (layers > 1 and _decodes_to_candidate(decoded, layers - 1)):
+                return True
+    return False
 
 
 def _mixed(value: str) -> bool:
@@ -348,12 +379,17 @@ def _decodings(text: str | _Readings) -> list[bytes]:
     base64 and base64url, hex, base32), in the text as written and compacted."""
     read = _readings(text)
     runs = dict.fromkeys(_BASE64_RUN.findall(read.text) + _BASE64_RUN.findall(read.compacted))  # each once
-    raws = [raw for run in runs for raw in _base64(run)]
-    raws += [raw for run in runs for part in _HEX_RUN.findall(run) for raw in _hex(part)]
-    raws += [raw for run in runs for part in _BASE32_RUN.findall(run) for raw in _base32(part)]
+    raws = [raw for run in runs for raw in _run_decodings(run)]
     raws += read.base85
     raws += [out for raw in raws if (out := inflated(raw))]
     return list(dict.fromkeys(raws))  # base64 and base64url read a run alike unless it holds their two letters
+
+
+def _run_decodings(run: str) -> list[bytes]:
+    """What one run of the base64 alphabet decodes to as base64, and its hex and base32 runs as theirs."""
+    raws = _base64(run)
+    raws += [raw for part in _HEX_RUN.findall(run) for raw in _hex(part)]
+    return raws + [raw for part in _BASE32_RUN.findall(run) for raw in _base32(part)]
 
 
 def _text_of(raw: bytes) -> str | None:

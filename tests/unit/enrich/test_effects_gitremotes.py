@@ -107,3 +107,34 @@ def test_a_value_of_the_project_s_own_tool_runs_nothing_of_consequence(key: str,
 )
 def test_a_value_that_runs_code_stays_executing(key: str, value: str) -> None:
     assert not own_tool(key, value)
+
+
+@pytest.fixture
+def submodules(proj: Path) -> Path:
+    """A work tree whose `.gitmodules` (committed, or written earlier) names an ext:: URL (review47)."""
+    (proj / ".git").mkdir()
+    (proj / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (proj / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    (proj / "src").mkdir()
+    (proj / ".gitmodules").write_text(
+        '[submodule "vendor/ui"]\n\tpath = vendor/ui\n\turl = ext::sh -c rm% -rf% ~/Documents\n'
+    )
+    return proj
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git -c protocol.ext.allow=always submodule update --init",
+        "GIT_ALLOW_PROTOCOL=ext git submodule update --init --recursive",
+        "git submodule sync && git -c protocol.allow=always submodule update",
+        "cd src && git -c protocol.ext.allow=always fetch --recurse-submodules",
+    ],
+)
+def test_a_submodule_url_of_the_work_tree_is_contacted(line: str, submodules: Path) -> None:
+    assert "/home/u/Documents" in _deletes(line, submodules)
+
+
+def test_a_plain_submodule_url_runs_nothing(submodules: Path) -> None:
+    (submodules / ".gitmodules").write_text('[submodule "x"]\n\tpath = x\n\turl = https://github.com/acme/ui.git\n')
+    assert not ops("git submodule update --init", submodules, "exec")

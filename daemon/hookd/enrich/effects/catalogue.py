@@ -160,6 +160,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         ),
         environment_writes=tuple(_environment_writes(spec)),
         manager_environment=tuple((tuple(e["words"]), str(e["form"])) for e in spec.get("manager_environment", ())),
+        abbreviated_commands=frozenset(spec.get("abbreviated_commands", ())),
         env_tables=tuple(dict(e) for e in spec.get("env_tables", ())),
         unit_files=dict(spec.get("unit_files", {})),
         removes_below=tuple(

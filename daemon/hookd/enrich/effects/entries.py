@@ -229,10 +229,11 @@ def manager_environment(ledger: Ledger, program: Program, parsed: Parsed, variab
     `launchctl setenv HOOKD_CONFIG F`: variables every unit the service manager starts later gets (hookd's daemon
     when it next starts, by its socket or at login), written as the text of a file of its environment. A name
     alone (`import-environment LD_PRELOAD`) hands on the value the line gave it."""
+    operands = [command_named(parsed.operands[0], program), *parsed.operands[1:]] if parsed.operands else []
     for words, form in program.manager_environment:
-        if parsed.operands[: len(words)] != list(words):
+        if operands[: len(words)] != list(words):
             continue
-        given = parsed.operands[len(words) :]
+        given = operands[len(words) :]
         if form == "pairs":
             given = [f"{k}={v}" for k, v in zip(given[::2], given[1::2], strict=False)]
         given = [f"{w}={variables[w]}" if "=" not in w and w in variables else w for w in given]
@@ -242,6 +243,15 @@ def manager_environment(ledger: Ledger, program: Program, parsed: Parsed, variab
             pairs = (w.partition("=") for w in assigned)
             ledger.contents[path] = "".join(f"{k}={shlex.quote(v)}\n" for k, _, v in pairs)
             ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name, manager=True)
+
+
+def command_named(word: str, program: Program) -> str:
+    """The command `word` names: itself, or the one of the program's `abbreviated_commands` it is a prefix of (an
+    alias or a whole name is matched first, an ambiguous prefix names none)."""
+    if word in program.abbreviated_commands or not program.abbreviated_commands:
+        return word
+    named = [c for c in program.abbreviated_commands if c.startswith(word)]
+    return named[0] if len(named) == 1 and word else word
 
 
 def unit_files_written(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:

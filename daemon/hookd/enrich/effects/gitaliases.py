@@ -36,12 +36,24 @@ def configured(name: str, work_dir: str, home: str, xdg: str | None = None) -> l
 
 def remote_urls(work_dir: str, home: str, xdg: str | None = None) -> list[str]:
     """Every URL the configuration git reads in `work_dir` gives a remote (`remote.<name>.url`, `.pushurl`) or a
-    submodule (`submodule.<name>.url`): the places a fetch, pull or push there may contact (UNREAD as above)."""
+    submodule (`submodule.<name>.url`), and the work tree's `.gitmodules` gives a submodule (what `submodule
+    update --init` and `sync` copy into the configuration and then fetch, git-submodule(1); a clone's own file):
+    the places a fetch, pull or push there may contact (UNREAD as above)."""
 
     def url(section: str, subsection: str | None, key: str) -> bool:
         return section in ("remote", "submodule") and subsection is not None and key in ("url", "pushurl")
 
-    return configured_values(url, work_dir, home, xdg)
+    return [*configured_values(url, work_dir, home, xdg), *_gitmodules_urls(work_dir)]
+
+
+def _gitmodules_urls(work_dir: str) -> list[str]:
+    dot_git = _dot_git(work_dir)
+    text = head(os.path.join(os.path.dirname(dot_git), ".gitmodules"), MAX_TEXT + 1, follow=True) if dot_git else None
+    if text is None:
+        return []
+    if len(text) > MAX_TEXT:
+        return [UNREAD]
+    return _values_and_includes(text, lambda section, sub, key: section == "submodule" and key == "url")[0]
 
 
 def configured_values(
@@ -78,18 +90,28 @@ def _system_and_user(home: str, xdg: str | None) -> list[str]:
 def _repository_configs(work_dir: str) -> list[str]:
     """The `config` of the git directory holding `work_dir`: a `.git` directory's, or where a `.git` file points
     (`gitdir: …`) with its `commondir`'s."""
+    dot_git = _dot_git(work_dir)
+    if dot_git is None:
+        return []
+    if os.path.isdir(dot_git):
+        return _with_common(dot_git)
+    text = head(dot_git, 4096, follow=True) or ""
+    pointed = text.strip().removeprefix("gitdir:").strip()
+    return (
+        _with_common(os.path.join(os.path.dirname(dot_git), pointed)) if text.startswith("gitdir:") and pointed else []
+    )
+
+
+def _dot_git(work_dir: str) -> str | None:
+    """The `.git` (a directory, or a file pointing to one) of the work tree holding `work_dir`."""
     here = os.path.abspath(work_dir)
     while True:
         dot_git = os.path.join(here, ".git")
-        if os.path.isdir(dot_git):
-            return _with_common(dot_git)
-        if os.path.isfile(dot_git):
-            text = head(dot_git, 4096, follow=True) or ""
-            pointed = text.strip().removeprefix("gitdir:").strip()
-            return _with_common(os.path.join(here, pointed)) if text.startswith("gitdir:") and pointed else []
+        if os.path.isdir(dot_git) or os.path.isfile(dot_git):
+            return dot_git
         parent = os.path.dirname(here)
         if parent == here:
-            return []
+            return None
         here = parent
 
 

@@ -38,12 +38,13 @@ from hookd.enrich.effects.later_lines import scheduled_later
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, prints_nothing
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files, option_commands
 from hookd.enrich.effects.options import Parsed, parse
+from hookd.enrich.effects.overwrites import filled_from_devices
 from hookd.enrich.effects.retention import retention_prunes
 from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, reveals_credential
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
 from hookd.enrich.effects.source_sets import sources_redirected, startup_sources_redirected
-from hookd.enrich.effects.tmpfiles import configured_changes, is_tmpfiles_config
+from hookd.enrich.effects.tmpfiles import applied_configs, configured_changes, is_tmpfiles_config
 from hookd.enrich.effects.traced import traced_memory
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
@@ -182,7 +183,7 @@ class EffectModel:
                 self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
                                 deferred=True, startup=path, when=when)  # fmt: skip
             if path and is_tmpfiles_config(path):
-                _configured_later(self.ledger, path, self._written_text(effect, view) or "")
+                _configured_later(self.ledger, path, self._written_text(effect, view))
             if not path or not may_run_at_start(path, (self.ledger.home,)):  # neither a startup file nor a hijack
                 _home_code(self.ledger, effect, view)
                 continue
@@ -264,7 +265,7 @@ class EffectModel:
         if "/" in argv[0] and (program is None or name not in SHELLS):
             self.code.run_file(place(argv[0]), name, "sh", follow)
         if program is None:
-            self._unknown(argv, name, place, follow)
+            self._unknown(view, place, follow)
             fed_text(self.ledger, view, follow)
             unread(self.files, None, None, view, (place, start))
             return follow
@@ -274,7 +275,7 @@ class EffectModel:
         self._operands(program, parsed, argv, view, place, follow)
         compiled(self.ledger, program, parsed, view, place)
         sets_code(self.ledger, program, argv, place, follow)
-        self._program_effects(program, parsed, argv, place, view)
+        self._program_effects(program, parsed, argv, place, view, start)
         implicit_code(self.ledger, program, parsed, place, follow, argv)
         url_scripts(self.ledger, program, parsed)
         module_effects(self.ledger, program, parsed, place, follow)
@@ -305,11 +306,13 @@ class EffectModel:
                 if effect["op"] == "exec" and effect["code"].get("lang") == "sh":
                     effect.update(flow="fetch", through="stdin")
 
-    def _unknown(self, argv: list[str], name: str, place: Place, follow: Followups) -> None:
+    def _unknown(self, view: CommandView, place: Place, follow: Followups) -> None:
         """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
         as a script), words it may run as a command are walked as one, operands that may be paths may be read; a
-        credential its words say it prints is printed (revealed.py)."""
+        credential its words say it prints is printed (revealed.py); tmpfiles.d lines it is named are applied."""
+        argv, name = view.argv, view.name
         self._prints_secret(None, argv, place)
+        applied_configs(self.ledger, argv, place, view.stdin_text)
         if name not in WALKED_BY_THE_SHELL:
             handed_words(self.ledger, argv, name, follow)
             launched = launched_words(argv)
@@ -354,9 +357,10 @@ class EffectModel:
                 follow.scripts.append(text)
 
     def _program_effects(
-        self, program: Program, parsed: Parsed, argv: list[str], place: Place, view: CommandView
+        self, program: Program, parsed: Parsed, argv: list[str], place: Place, view: CommandView, start: int
     ) -> None:
-        """What it does whatever its operands: privileges, signals, power, jobs scheduled, secrets printed, builds."""
+        """What it does whatever its operands: privileges, signals, power, jobs scheduled, secrets printed, builds;
+        what its writes leave of the files they replace (the command's effects from `start`)."""
         piped = view.stdin not in ("", "none") and view.stdin_text is None
         names_from_pipe(self.ledger.printed, program, parsed, piped)
         if program.privilege or privileged(program, argv):
@@ -394,6 +398,7 @@ class EffectModel:
         retention_prunes(self.ledger, program, parsed, view)  # (none without the program's `retention`)
         if program.serves:
             served(self.ledger, program, parsed, place)
+        filled_from_devices(self.ledger, view, start, program.operands == "write" and not parsed.options)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names; one
@@ -590,8 +595,12 @@ def _shadowed(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) 
     return shadows(path, home, landing)
 
 
-def _configured_later(ledger: Ledger, config: str, text: str) -> None:
-    """A tmpfiles.d configuration written: the changes systemd-tmpfiles makes of what it names, later."""
-    for op, target, tree in configured_changes(config, text, ledger.home):
+def _configured_later(ledger: Ledger, config: str, text: str | None) -> None:
+    """A tmpfiles.d configuration written: the changes systemd-tmpfiles makes of what it names, later; of a text
+    the line does not show (copied, linked, fetched), changes hookd cannot see (asked)."""
+    if text is None:
+        ledger.add("exec", None, "systemd-tmpfiles", code={"lang": "text", "text": ""}, known=False, deferred=True,
+                   startup=config)  # fmt: skip
+    for op, target, tree in configured_changes(config, text or "", ledger.home):
         placed = {"raw": target, "path": target, "in_project": False}
         ledger.add(op, placed, "systemd-tmpfiles", recursive=tree, deferred=True, startup=config)

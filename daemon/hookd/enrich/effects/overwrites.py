@@ -14,8 +14,9 @@ import stat
 from collections.abc import Mapping
 
 from hookd.enrich.effects.emptied import is_empty
-from hookd.enrich.effects.ledger import Ledger, Place
+from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.words import STDIN_FILES
+from hookd.enrich.facts import under
 
 FILLER_DEVICES = frozenset(("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"))
 
@@ -60,3 +61,28 @@ def _empty_source(ledger: Ledger, path: str) -> bool:
     except (OSError, ValueError):
         return True  # not there yet: the line's own `touch` makes it empty
     return stat.S_ISREG(info.st_mode) and info.st_size == 0
+
+
+def filled_from_devices(ledger: Ledger, view: CommandView, start: int, copies_stdin: bool) -> None:
+    """`head -c 1M /dev/zero > F`, `tee F < /dev/null`: a command that reads nothing but filler devices (one at
+    least, its stdin no pipe's) writes nothing of F's own over it: each file it truncates and fills (a `>`
+    redirect's; the operands of a program that copies its stdin to them, `copies_stdin`) and is there now is
+    emptied, a delete as `: > F` is (a file not there loses nothing: `head -c 32 /dev/urandom > new.key`). A `>>`
+    keeps what F holds."""
+    mine = ledger.effects[start:]
+    reads = [e for e in mine if e["op"] == "read"]
+    if view.stdin != "none" or not reads or any(str(e.get("path") or "") not in FILLER_DEVICES for e in reads):
+        return
+    if any(e["op"] in ("exec", "fetch") for e in mine):
+        return
+    emptied = {str(e.get("path")) for e in mine if e["op"] == "delete" and e.get("emptied")}
+    truncated = [r for r in view.redirects if ">" in str(r.get("op") or "") and ">>" not in str(r.get("op") or "")]
+    paths = {str(r.get("path")) for r in truncated if r.get("path")}
+    written = [e for e in mine if e["op"] == "write" and (e["path"] in paths or (copies_stdin and not e.get("to")))]
+    for effect in written:
+        path = str(effect.get("path") or "")
+        if path and path not in emptied and path not in FILLER_DEVICES and os.path.lexists(path):
+            placed = {"raw": effect.get("raw", path), "path": path, "in_project": under(path, ledger.project)}
+            ledger.add("delete", placed, view.name or "shell", emptied=True)
+            ledger.emptied.add(path)
+            emptied.add(path)

@@ -173,6 +173,8 @@ class Program:
     environment_writes: tuple[tuple[tuple[str, ...], frozenset[str], bool], ...] = ()
     # (words, form): the manager's environment set (`set-environment A=B`: `assignments`; `setenv A B`: `pairs`)
     manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
+    # every command of a program that takes any unique prefix of a command's name (tmux's `set-env`)
+    abbreviated_commands: frozenset[str] = frozenset()
     # `mise set [-g] NAME=V`: the config whose `[env]` it writes (env_commands.env_tables_written)
     env_tables: tuple[Mapping[str, Any], ...] = ()
     unit_files: Mapping[str, str] = field(default_factory=dict)  # `systemctl edit`: a drop-in, `link`: a link
