@@ -44,7 +44,7 @@ from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, re
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
 from hookd.enrich.effects.source_sets import sources_redirected, startup_sources_redirected
-from hookd.enrich.effects.tmpfiles import applied_configs, configured_changes, is_tmpfiles_config
+from hookd.enrich.effects.tmpfiles import applied_configs, configured_later, is_tmpfiles_config
 from hookd.enrich.effects.traced import traced_memory
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
@@ -183,7 +183,7 @@ class EffectModel:
                 self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
                                 deferred=True, startup=path, when=when)  # fmt: skip
             if path and is_tmpfiles_config(path):
-                _configured_later(self.ledger, path, self._written_text(effect, view))
+                configured_later(self.ledger, path, self._written_text(effect, view))
             if not path or not may_run_at_start(path, (self.ledger.home,)):  # neither a startup file nor a hijack
                 _home_code(self.ledger, effect, view)
                 continue
@@ -593,14 +593,3 @@ def _shadowed(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) 
     # a directory copied in puts names hookd does not see; a file copied, moved or linked keeps its own
     landing = [None if e.get("recursive") and e["op"] == "copy" else str(e["path"]).rsplit("/", 1)[-1] for e in sources]
     return shadows(path, home, landing)
-
-
-def _configured_later(ledger: Ledger, config: str, text: str | None) -> None:
-    """A tmpfiles.d configuration written: the changes systemd-tmpfiles makes of what it names, later; of a text
-    the line does not show (copied, linked, fetched), changes hookd cannot see (asked)."""
-    if text is None:
-        ledger.add("exec", None, "systemd-tmpfiles", code={"lang": "text", "text": ""}, known=False, deferred=True,
-                   startup=config)  # fmt: skip
-    for op, target, tree in configured_changes(config, text or "", ledger.home):
-        placed = {"raw": target, "path": target, "in_project": False}
-        ledger.add(op, placed, "systemd-tmpfiles", recursive=tree, deferred=True, startup=config)

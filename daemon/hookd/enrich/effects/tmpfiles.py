@@ -97,3 +97,14 @@ def _config_text(ledger: Ledger, word: str, place: Place) -> str | None:
             text = head(path, MAX_CONFIG + 1, follow=True)
             return text if text is not None and len(text) <= MAX_CONFIG else None
     return None
+
+
+def configured_later(ledger: Ledger, config: str, text: str | None) -> None:
+    """A tmpfiles.d configuration written: the changes systemd-tmpfiles makes of what it names, later; of a text
+    the line does not show (copied, linked, fetched), changes hookd cannot see (asked)."""
+    if text is None:
+        ledger.add("exec", None, "systemd-tmpfiles", code={"lang": "text", "text": ""}, known=False, deferred=True,
+                   startup=config)  # fmt: skip
+    for op, target, tree in configured_changes(config, text or "", ledger.home):
+        placed = {"raw": target, "path": target, "in_project": False}
+        ledger.add(op, placed, "systemd-tmpfiles", recursive=tree, deferred=True, startup=config)
