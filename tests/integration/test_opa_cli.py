@@ -45,10 +45,12 @@ def failing_policy_dir(root: Path) -> Path:
     return root
 
 
-@pytest.mark.timeout(720)  # the whole corpus twice (about 6,000 cases): 30 s and 55 s at load 5, each over HTTP to OPA
+# The whole corpus twice (12,400 cases at 2026-12-07, growing each round): embedded past 300 s beside the suite's
+# other half on a 2-core box; the limits only keep a stuck run from hanging the suite.
+@pytest.mark.timeout(2400)
 def test_default_policies_pass_the_same_tests_under_opa() -> None:
-    embedded = hookd("test", str(ROOT / "policies"), timeout=300)
-    remote = hookd("test", "--engine", "opa", str(ROOT / "policies"), timeout=360)
+    embedded = hookd("test", str(ROOT / "policies"), timeout=900)
+    remote = hookd("test", "--engine", "opa", str(ROOT / "policies"), timeout=1200)
     assert remote.returncode == 0, remote.stdout + remote.stderr
     assert remote.stdout.splitlines()[-1] == embedded.stdout.splitlines()[-1]
     assert re.search(r" passed, 0 failed(, \d+ known gaps)?(, \d+ outside the aims)?$", remote.stdout.splitlines()[-1])

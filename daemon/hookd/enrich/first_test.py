@@ -54,8 +54,10 @@ PLAIN_PROGRAM = re.compile(r"[a-z][a-z0-9_+-]*")  # a name looked up on PATH, no
 PLAIN_PATH = re.compile(_WORD)
 MAX_LINE = 400
 MAX_WORDS = 24  # a command's words: far below the walk's budget (shell.state.walked_too_far)
-# What a catalogue entry of a program that only reads, lists or deletes its operands may say beyond that
-_OPERAND_FIELDS = frozenset({"name", "source", "table", "operands", "recursive", "gtfobins"})
+# What a catalogue entry of a program that only reads, lists or deletes its operands may say beyond that; and
+# `passes_input` (what it writes is what it reads: judged only where its output lands in a file, and a plain line
+# redirects nothing)
+_OPERAND_FIELDS = frozenset({"name", "source", "table", "operands", "recursive", "gtfobins", "passes_input"})
 _PLAIN_OPS = frozenset({"read", "list", "delete"})
 
 
