@@ -16,6 +16,7 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 
+from hookd.enrich.facts import under
 from hookd.jsonc import loads as jsonc_loads
 
 # mise's config files: mise.toml, .mise.toml, mise.local.toml, mise.<env>.toml in any directory; every .toml of a
@@ -49,7 +50,7 @@ def unseen_environment(path: str, project: str) -> str:
     a download, a copy of a file not read) is asked, when `path` is such a file of the user's own, outside the
     project: what it hands every later session is not known ("" for another file, or the project's: its settings
     reach the sessions started there, and a formatter's rewrite of them is everyday work)."""
-    if (path == project or path.startswith(project.rstrip("/") + "/")) or not any(p.search(path) for p, _ in _READERS):
+    if under(path, project) or not any(p.search(path) for p, _ in _READERS):
         return ""
     return "variables every later session of its program starts with, in a text the line does not show"
 

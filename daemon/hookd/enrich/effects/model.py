@@ -183,7 +183,7 @@ class EffectModel:
                 self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
                                 deferred=True, startup=path, when=when)  # fmt: skip
             if path and is_tmpfiles_config(path):
-                configured_later(self.ledger, path, self._written_text(effect, view))
+                configured_later(self.ledger, path, written)
             if not path or not may_run_at_start(path, (self.ledger.home,)):  # neither a startup file nor a hijack
                 _home_code(self.ledger, effect, view)
                 continue
