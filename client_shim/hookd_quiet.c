@@ -37,6 +37,7 @@
 #define HQ_KEYS_IN_OBJECT 64
 #define HQ_DEPTH 32
 #define HQ_WAIT_MS 10            /* a frame not whole at the accept is waited for this long, then Python's */
+#define HQ_GROW_US 500           /* a frame in part that grows by nothing in this long is Python's */
 #define HQ_PREFIX 14             /* magic(4) version(1) pad(1) header_len(4) payload_len(4), big-endian */
 #define HQ_LINE (8 * (size_t)HQ_BUF)   /* the scratch line: a journal line, or a tail with a chunk */
 #define HQ_ABI 2                 /* the calls' signatures: hookd.transport.native_quiet checks it with the hash */
@@ -566,37 +567,44 @@ static int tell(hq *h, int32_t what) {
     return r == (ssize_t)sizeof what ? 0 : -1;
 }
 
-/* The frame in buf (n bytes peeked): its length when it is one whole frame within every bound, else 0. */
-static size_t whole_frame(hq *h, const char *buf, size_t n) {
-    if (n < HQ_PREFIX) return 0;
+/* The length of the frame whose first n bytes are in buf when it is within every bound, else 0 (not known yet
+ * when n is shorter than the prefix: HQ_PREFIX). */
+static size_t frame_length(hq *h, const char *buf, size_t n) {
+    if (n < HQ_PREFIX) return HQ_PREFIX;
     const unsigned char *b = (const unsigned char *)buf;
     uint32_t hlen = ((uint32_t)b[6] << 24) | ((uint32_t)b[7] << 16) | ((uint32_t)b[8] << 8) | b[9];
     uint32_t plen = ((uint32_t)b[10] << 24) | ((uint32_t)b[11] << 16) | ((uint32_t)b[12] << 8) | b[13];
     if (hlen > h->max_header || plen > h->max_payload) return 0;   /* Python answers it too large */
     if ((uint64_t)HQ_PREFIX + hlen + plen > HQ_BUF) return 0;
-    return n == HQ_PREFIX + (size_t)hlen + plen ? n : 0;   /* a part, or more than one frame: Python's */
+    return HQ_PREFIX + (size_t)hlen + plen;
 }
 
-/* The frame a connection sent: waited for (poll sleeps) only until its first bytes come, within HQ_WAIT_MS;
- * a frame not whole when they come is handed over at once, so a slow sender holds this thread no longer. */
+/* The frame a connection sent: waited for (poll sleeps) until its first bytes come, and while more of it keeps
+ * coming (one write of a long frame reaches the socket in pieces: a kernel's stream skb holds about 36 KiB), each
+ * within HQ_WAIT_MS of the accept. A sender that stops mid-frame is handed over once HQ_GROW_US passes with no new
+ * byte, so it holds this thread no longer; more than one frame, or one past a bound, is handed over at once. */
 static size_t peek_frame(hq *h, int fd, char *buf, long long accepted) {
+    ssize_t seen = 0;
     for (;;) {
         ssize_t n = recv(fd, buf, HQ_BUF, MSG_PEEK | MSG_DONTWAIT);
+        long left = HQ_WAIT_MS - (long)((now_ns() - accepted) / 1000000LL);
         if (n > 0) {
-            size_t got = whole_frame(h, buf, (size_t)n);
-            if (!got) __atomic_add_fetch(&h->late, 1, __ATOMIC_RELAXED);
-            return got;
+            size_t want = frame_length(h, buf, (size_t)n);
+            if (want && (size_t)n == want && n >= HQ_PREFIX) return want;
+            if (!want || (size_t)n > want || n == seen || left <= 0) break;   /* stalled, or never one frame */
+            seen = n;
+            struct timespec grow = {0, HQ_GROW_US * 1000L};
+            nanosleep(&grow, NULL);
+            continue;
         }
         if (n == 0) return 0;
         if (errno == EINTR) continue;
         if (errno != EAGAIN) return 0;
-        long left = HQ_WAIT_MS - (long)((now_ns() - accepted) / 1000000LL);
         struct pollfd p = {fd, POLLIN, 0};
-        if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
-            __atomic_add_fetch(&h->late, 1, __ATOMIC_RELAXED);
-            return 0;
-        }
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0) break;
     }
+    __atomic_add_fetch(&h->late, 1, __ATOMIC_RELAXED);
+    return 0;
 }
 
 static void serve(hq *h, int fd) {

@@ -27,12 +27,15 @@ def emptied_writes(ledger: Ledger, view: CommandView, start: int) -> None:
     reads = [str(e["path"]) for e in mine if e["op"] == "read" and not e.get("uses")]
     known = [e for e in mine if e["op"] == "write" and e["path"] and e["known"] and not e.get("target_of")]
     appended = {str(r.get("path") or "") for r in view.redirects if ">>" in str(r.get("op") or "")}
-    writes = [e for e in known if e["path"] not in appended]
+    already = {e["path"] for e in mine if e["op"] == "delete" and e.get("emptied")}  # `: > F`, filler devices
+    writes = [e for e in known if e["path"] not in appended and e["path"] not in already]
     if not writes:
         return
     empty = False
     if program.passes_input and not options & program.append_options:
-        empty = all(is_empty(ledger, p) for p in reads) if reads else view.stdin == "text" and view.stdin_text == ""
+        stdin_empty = view.stdin == "text" and view.stdin_text == ""
+        reads_stdin = not reads or "-" in parsed.operands  # `cat /dev/null -`: the pipe's text too
+        empty = all(is_empty(ledger, p) for p in reads) and (stdin_empty or not reads_stdin)
     elif program.in_place_silent and program.writes_operands_in_place(parsed.options):
         empty = _prints_no_line(program, options, [str(e["code"].get("text", "")) for e in mine if e.get("code")])
     elif program.sized_by and any(o in program.sized_by for o in options):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 from hookd.enrich.effects.code_files import files_printed
@@ -213,16 +214,18 @@ class _Builder(BuilderState):
         self._reader, ledger = [], self.model.ledger
         carried = (ledger.listed, ledger.printing, ledger.trees)
         items = element.items if isinstance(element, _Block) and gathers(element) else None
-        reader = next((k for k, i in enumerate(items) if not setting(i)), None) if items is not None else None
+        expand = partial(expand_words, variables=self.state.variables, home=self.home)
+        reader = next((k for k, i in enumerate(items) if not setting(i, expand)), None) if items is not None else None
         outer, self._gathering = self._gathering, ((depth, []) if items is not None else None)
         origin = "unknown"
         try:
             for k, item in enumerate(items if reader is not None and items is not None else [element]):
+                if k == reader:  # what the pipe carries, past `set -- …` and `cd d` (`… | (cd d; while read f …)`)
+                    ledger.listed, ledger.printing, ledger.trees = carried
                 if k != reader or not isinstance(item, _Simple):
                     self.walk(item, depth, cwd, slot, inherited, sudo)
                     continue
                 self._fed = piped_in[2]
-                ledger.listed, ledger.printing, ledger.trees = carried  # what the pipe carries, past `set -- …`
                 origin = self._simple(item, depth, cwd, slot, inherited, sudo, piped_in[0], (), piped_in[1])
                 self._reader = expand_words(item.words, self.state.variables, self.home)  # (`set --` is in force)
             texts = self._gathering[1] if self._gathering is not None else [None]

@@ -509,7 +509,8 @@ def prints_nothing(argv: list[str], cdpath: bool = False) -> bool:
     return name == "cd" and len(args) == 1 and args[0] != "-" and not cdpath
 
 
-def setting(item: _Item) -> bool:
+def setting(item: _Item, expand: Callable[[list[str]], list[str]] = list) -> bool:
     """A command that only sets the shell's state, reading nothing and printing nothing whatever its words: an
-    assignment, `set -- …`, `shift`, `export X=…`, `cd DIR` (`prints_nothing`)."""
-    return isinstance(item, _Simple) and not item.redirects and prints_nothing(item.words)
+    assignment, `set -- …`, `shift`, `export X=…`, `cd DIR` (`prints_nothing`), its words as the shell expands
+    them (`c=cd; … | ($c src && xargs …)`)."""
+    return isinstance(item, _Simple) and not item.redirects and prints_nothing(expand(item.words))
