@@ -11,6 +11,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.code import is_url_script, names_fetched_source
 from hookd.enrich.effects.launchers import launched
 from hookd.enrich.effects.words import SHELLS
+from hookd.enrich.shell.fish import fish_as_sh
 from hookd.enrich.shell.runners import xargs_operands
 from hookd.enrich.shell.words import _ASSIGN
 
@@ -387,8 +388,8 @@ def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool, list[st
             k += 2 if ("o" in arg or "O" in arg) else 1
             continue
         break
-    if has_c and k < len(argv):
-        return argv[k], False, False, argv[k + 2 :]
+    if has_c and k < len(argv):  # fish's text spelled as sh's where it can be (shell/fish.py)
+        return (fish_as_sh(argv[k]) if name == "fish" else None) or argv[k], False, False, argv[k + 2 :]
     return None
 
 
