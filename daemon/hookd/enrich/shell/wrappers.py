@@ -275,7 +275,7 @@ _WRAPPERS: dict[str, Peel] = {
               "landlock-rule", "pdeathsig")
     ),
     "runuser": _then_operands(0, "ugGw", "user", "group", "supp-group", "whitelist-environment"),
-    "screen": _options("SctephX"),
+    "screen": _options("Scteph"),  # (`-X CMD…`: a command of screen's own, its first word: `stuff`, `setenv`)
     "firejail": _options_handing("", assigns=("--env",), homes=("--private",)),
     "unshare": _options("S", "setuid", "setgid", "root", "wd", "map-user", "map-group"),
     "nsenter": _options("tSGwr", "target", "setuid", "setgid", "wd", "root"),
