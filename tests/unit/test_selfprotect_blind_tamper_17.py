@@ -142,3 +142,23 @@ def test_pax_copy_in_the_project_and_findmnt_are_allowed(line: str, world: tuple
     (project / "src").mkdir()
     (project / "src" / "app.py").write_text("print(1)\n")
     assert shell_outcome(home, project, line) == "allow"
+
+
+# --- awk's ENVIRON["HOME"] joined to a literal is the home's path, its print target parenthesised or not ---
+
+
+def test_awk_writing_through_environ_home_is_denied(world: tuple[Path, Path]) -> None:
+    home, project = world
+    (home / ".factory").mkdir()
+    (home / ".factory" / "settings.json").write_text('{"hooks": {}}\n')
+    line = 'awk \'BEGIN { print "{}" > (ENVIRON["HOME"] "/.factory/settings.json") }\''
+    assert shell_outcome(home, project, line) == "deny"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['awk \'BEGIN { print "ok" > ("build/stamp") }\'', "awk 'BEGIN { print ENVIRON[\"HOME\"] }'"],
+)
+def test_awk_writing_in_the_project_is_allowed(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "allow"
