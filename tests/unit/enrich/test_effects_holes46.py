@@ -165,3 +165,8 @@ def test_a_unit_enabled_by_its_path_is_linked_into_the_unit_directory(
 
 def test_a_unit_enabled_by_its_name_links_nothing(tmp_path: Path) -> None:
     assert not ops("systemctl --user enable --now x.service", tmp_path, "link")
+
+
+def test_zsh_qualifier_reading_stays_linear() -> None:
+    text = "ls *" + "(" * 200_000
+    assert zsh_text(text) == text  # past MAX_LISTS the rest is left as written, not scanned again

@@ -21,6 +21,7 @@ _DELIMITED = "fePug"  # `e:…:`, `P:…:`, `u:name:`, `f{…}`: a string betwee
 _PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _GLOB = re.compile(r"[*?\[]")
 _BOUNDARY = frozenset(";\n&|")
+MAX_LISTS = 64  # `(`s read as qualifier lists in one text (each scans its word and ahead): linear past them
 
 
 def zsh_text(text: str) -> str:
@@ -32,7 +33,7 @@ def zsh_text(text: str) -> str:
     quote = ""
     start = 0  # where the command being scanned begins in `out` (after the last `;`, `|`, `&`, newline)
     word = 0  # where the word being scanned begins in `out`
-    k = 0
+    k = scans = 0
     while k < len(text):
         char = text[k]
         if quote:
@@ -47,7 +48,12 @@ def zsh_text(text: str) -> str:
             start, word = len(out) + 1, len(out) + 1
         elif char in " \t":
             word = len(out) + 1
-        elif char == "(" and _GLOB.search("".join(out[word:])) and (end := _closing(text, k)) is not None:
+        elif char == "(" and (scans := scans + 1) <= MAX_LISTS and _GLOB.search("".join(out[word:])):
+            end = _closing(text, k)
+            if end is None:
+                out.append(char)
+                k += 1
+                continue
             codes = _codes(text[k + 1 : end])
             after = text[end + 1 : end + 2]
             if codes is not None and (not after or after in " \t;\n&|)"):
