@@ -28,7 +28,7 @@ from hookd.enrich.shell.line_builtins import _COPROC_DESCRIPTORS
 from hookd.enrich.shell.outputs import cd_words, unmarked
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned
-from hookd.enrich.shell.searches import listed_words, loop_selects, search_word, searched_operands
+from hookd.enrich.shell.searches import fed_searches, listed_words, loop_selects, search_word, searched_operands
 from hookd.enrich.shell.state import _Cwd
 from hookd.enrich.shell.stdin import (
     descriptor_script,
@@ -284,7 +284,13 @@ class _Builder(BuilderState):
             cwd = cwd.copy()
             self.state.chdir("cd", ["cd", env.pop(CHDIR)], cwd, env)
         if "xargs" in wrappers:
-            argv, wrappers = xargs_run(words, argv, wrappers, env, (stdin, self._search_fed))
+            argv, wrappers = xargs_run(  # its items: the pipe's, or `-a FILE`'s, and the search that feeds it
+                words,
+                argv,
+                wrappers,
+                env,
+                (self._xargs_items(words, redirects, cwd, stdin), fed_searches(self._search_fed)),
+            )
             stdin = None  # xargs read the pipe; what it runs reads /dev/null (xargs(1))
         found = searched_operands(argv, self.home)
         self._searched.update(found)
