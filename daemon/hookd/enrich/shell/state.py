@@ -103,6 +103,14 @@ class Journaled(dict[str, str]):
     def open(self) -> None:
         self._frames.append({})
 
+    def settle(self) -> set[str]:
+        """The names changed since the last `open` (kept, the enclosing scope noting them as its own)."""
+        frame = self._frames.pop()
+        if self._frames:
+            for key, value in frame.items():
+                self._frames[-1].setdefault(key, value)
+        return {key for key, value in frame.items() if dict.get(self, key) != value}
+
     def close(self) -> None:
         for key, value in self._frames.pop().items():
             if value is None:
@@ -251,6 +259,10 @@ class LineState:
             del self.variables[key]
 
     def _array(self, key: str, inside: str) -> None:
+        appended = f'"${{{key}[@]}}" '  # `a+=(x)` (words.assignment): the elements a has, then x
+        if inside.startswith(appended) and (had := self.variables.get(elements_key(key + "[@]"))) is not None:
+            elements = had.split("\x00") if had else []
+            inside = " ".join(shlex.quote(e) for e in elements) + " " + inside[len(appended) :]
         for name in [k for k in self.variables if k.startswith(key + "[")]:
             del self.variables[name]
         try:
@@ -336,6 +348,34 @@ class LineState:
         if subshell:
             self.variables.close()
             self.built.close()
+
+    def uncertain(self, walk: Callable[[], None], cwd: _Cwd, repeats: bool, own: tuple[str, ...] = ()) -> None:
+        """`walk` a block that may not run (`repeats`: or run again and again, each pass seeing what the last one
+        set): what it changes has either value after it, and is not known from there on (nor on a second pass,
+        walked when the first changed anything); a directory it moves to, not known either. `own`: the names the
+        loop sets itself on each pass (its variable, walked with each word), not known after it unless OPTIND (a
+        `while getopts` loop's, which `getopts` gives as the loop's last: line_builtins.options_end)."""
+        where = (cwd.path, cwd.known)
+        kept: dict[str, str] = {}
+        for turn in range(2 if repeats else 1):
+            self.variables.open()
+            self.built.open()
+            try:
+                walk()
+            finally:
+                changed = self.variables.settle() | self.built.settle()
+            names = {name.split("[", 1)[0].rstrip("\x00") for name in changed}
+            if turn == 0 and "OPTIND" in own and "OPTIND" in self.variables:
+                kept["OPTIND"] = self.variables["OPTIND"]
+            if (cwd.path, cwd.known) != where:
+                cwd.known = False
+            last = turn == 1 or not repeats or (not names - set(own) and cwd.known)
+            self.forget(sorted(names if last else names - set(own)))
+            if names & set(_POSITIONAL):  # `shift`, `set --` in a loop: `$@` and the rest not known
+                self.positional(None)
+            if last:
+                break
+        self.variables.update(kept)
 
     # ----------------------------------------------------------------------------------------------
     # Links and directories
