@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple
+from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, assignment
 from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _NAME
 
 # --------------------------------------------------------------------------------------------------
@@ -75,7 +75,7 @@ def _fallback_simple(tokens: list[str], home: str) -> _Simple | None:
             redirects.append(_Redir(token, target, is_path))
         elif not words and _ASSIGN.match(token):
             name, _, value = token.partition("=")
-            assigns.append((name.rstrip("+"), _expand_home(value, home)))
+            assigns.append(assignment(name, _expand_home(value, home)))
         else:
             words.append(_expand_home(token, home))
     if not (assigns or words or redirects):

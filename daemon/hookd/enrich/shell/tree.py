@@ -9,6 +9,9 @@ from typing import TypeAlias
 # An assignment's value that is an array (`a=(x y)`, its source kept): only the parser can tell it from a quoted
 # scalar that looks like one (`c='(cd ~ && rm -rf D)'` is text, which `bash -c "$c"` runs as a subshell).
 ARRAY_MARK = "\x00="
+# A word whose every `$` and backtick is quoted (`'$x'`, `\$x`, `$'\x24x'`) starts with this mark: it is text,
+# nothing in it is expanded, whatever the line set (`x=b; sh -c 'x=~/D; rm -rf "$x"'` runs `rm -rf ~/D`).
+LITERAL_MARK = "\x00'"
 
 # --------------------------------------------------------------------------------------------------
 # The parsed tree (shared through the cache: never mutated once built)
@@ -45,6 +48,8 @@ class _Block:
     function: str | None = None  # a function's body: its name (the builder runs it where it is called)
     binds: tuple[str, tuple[str, ...]] | None = None  # a `for` loop's body: its variable, the words it goes through
     forks: bool = False  # it starts processes without bound (sitter.py: `while :; do x & done`, `f(){ f & f; }`)
+    maybe: bool = False  # it may not run: an `if` branch, a `case` arm, what follows `&&` or `||`
+    repeats: bool = False  # it runs any number of times: a `while`/`until`/`select` loop (its condition and body)
 
 
 _Item: TypeAlias = _Simple | _Pipe | _Block
@@ -82,10 +87,54 @@ def with_assigns(body: _Block, assigns: list[tuple[str, str]]) -> _Block:
     return replace(body, items=[each(i) for i in body.items])
 
 
+def and_or(parts: list[list[_Item]], operators: list[str]) -> list[_Item]:
+    """The items of an and-or list (`a && b || c`: bash(1), "Lists", equal precedence, left to right), each part
+    run only when what is to its left ends as its operator asks: a part after a leading run of `&&` runs only if
+    every part before it did (one block after the first part: each sees what those before it set, and the tree stays
+    flat however long the run); any other part may or may not run."""
+    leading = next((k for k, op in enumerate(operators) if op != "&&"), len(operators))
+    items = list(parts[0])
+    if leading:
+        items.append(_Block([item for part in parts[1 : leading + 1] for item in part], maybe=True))
+    return [*items, *(_Block(part, maybe=True) for part in parts[leading + 1 :])]
+
+
+def sequence(pipelines: list[_Item], operators: list[str]) -> list[_Item]:
+    """Pipelines each followed by its operator (`&&`, `||`, `;`, `&`, a newline) as the items of a script: and-or
+    lists (`and_or`), one ended by `&` run in the background, a subshell of its own ("Lists": what it sets is
+    not the shell's)."""
+    out: list[_Item] = []
+    parts: list[list[_Item]] = []
+    between: list[str] = []
+    for pipeline, operator in zip(pipelines, operators, strict=True):
+        parts.append([pipeline])
+        if operator in ("&&", "||"):
+            between.append(operator)
+            continue
+        chained = and_or(parts, between)
+        out.extend([_Block(chained, subshell=True)] if operator == "&" else chained)
+        parts, between = [], []
+    if parts:
+        out.extend(and_or(parts, between[: len(parts) - 1]))
+    return out
+
+
+def opened(items: list[_Item]) -> list[_Item]:
+    """A pipeline part's items with the block that may not run at its end opened (`… | (cd / && xargs rm)`): it
+    reads the pipe if it runs, and nothing after it in the part sees what it set (the part is a subshell)."""
+    while items and isinstance(last := items[-1], _Block) and last.maybe and not (last.redirects or last.subshell):
+        items = [*items[:-1], *last.items]
+    return items
+
+
 def one_command(item: _Item) -> _Simple | None:
     """The one command a pipeline element or a function's body is (through subshells and groups with no
     redirection of their own), which reads what the element reads and prints what it prints."""
-    while isinstance(item, _Block) and not (item.redirects or item.subst or item.binds) and len(item.items) == 1:
+    while (
+        isinstance(item, _Block)
+        and not (item.redirects or item.subst or item.binds or item.repeats)
+        and len(item.items) == 1
+    ):
         item = item.items[0]
     return item if isinstance(item, _Simple) else None
 
@@ -112,7 +161,8 @@ def _runs(item: _Item, name: str) -> bool:
 
 def gathers(item: _Item) -> bool:
     """A group or subshell (no loop, substitution or redirection of its own) of commands and such groups, none of
-    them redirected nor piped: what it prints is what its commands print, one after the other."""
+    them redirected nor piped: what it prints is what its commands print, one after the other (a `while` loop's
+    body as once: what it would print again is the same text)."""
     if not isinstance(item, _Block) or item.binds is not None or item.subst or item.redirects or item.function:
         return False
     return all((isinstance(i, _Simple) and not i.redirects) or gathers(i) for i in item.items)
@@ -130,3 +180,14 @@ class Spawn:
     root: bool = False  # it runs as root on the host's files (a container of a root daemon, no other --user)
     image: str = ""  # a container given no command: the image whose own entrypoint runs, with `mounts`
     workdir: str = ""  # a container's working directory (`-w`) as the host path its mounts put it at
+
+
+def assignment(target: str, value: str) -> tuple[str, str]:
+    """`NAME=VALUE` as (NAME, VALUE) for the line's state; `NAME+=VALUE` appends (bash(1), "Parameters"): the
+    variable's value followed by VALUE, an array's elements followed by VALUE's."""
+    name = target.rstrip("+")
+    if name == target:
+        return name, value
+    if value.startswith(ARRAY_MARK + "("):
+        return name, f'{ARRAY_MARK}("${{{name}[@]}}" {value[len(ARRAY_MARK) + 1 :]}'
+    return name, "${" + name + "}" + value.removeprefix(LITERAL_MARK)
