@@ -48,6 +48,7 @@ from hookd.runtime.resources import python_shim
 from hookd.selfprotect_aliases import later_agent_starts
 from hookd.selfprotect_bases import base_places
 from hookd.selfprotect_config import caller_config, caller_config_stamp
+from hookd.selfprotect_edits import event_texts
 from hookd.selfprotect_env import settings_env_starts
 from hookd.selfprotect_installs import pinned_installs
 from hookd.selfprotect_keys import Same, extension_judge, settings_judge, undeclared_texts
@@ -302,9 +303,8 @@ def _first_words(command: dict[str, Any]) -> tuple[str, str]:
 
 
 def _reached(facts: Mapping[str, JSON]) -> tuple[set[str], set[str], list[str]]:
-    """Every resolved path the call names, wherever the enrichers put it (a file tool's paths, a shell
-    command's arguments and redirects, the effects' paths and destinations); the paths its effects only
-    delete (or read: no effect writes, copies, moves or links there); and the paths a file tool writes."""
+    """Every resolved path the call names (a file tool's paths, a shell command's arguments and redirects, the effects'
+    paths and destinations); those its effects only delete (or read); those a file tool or a shell line writes."""
     named: set[str] = set()
     written: list[str] = []
     for entry in _dicts(facts.get("paths")):
@@ -323,6 +323,8 @@ def _reached(facts: Mapping[str, JSON]) -> tuple[set[str], set[str], list[str]]:
         named.add(to)
         if op == "delete":
             deleted.add(path)
+        elif op == "write" and effect.get("via") == "shell" and path not in written:  # selfprotect_edits judges it
+            written.append(path)
         elif op not in ("read", "list"):
             other.add(path)
         other.add(to)
@@ -525,15 +527,15 @@ def _fill(template: str, home: str, project: str) -> list[str] | None:
 
 
 def _keeps(event: NormalisedEvent, path: Path, same: Same) -> bool:
-    """Would this file tool's change of `path` leave what `same(old, new)` compares as it was (hookd's hooks,
-    switches and trust in a settings file; an extension's manifest's keys)? Each text the tool may leave must."""
+    """Would this change of `path` leave what `same(old, new)` compares as it was (hookd's hooks, switches and trust
+    in a settings file; an extension's manifest's keys)? Each text the tool or line may leave must."""
     tool = event.tool
     spec = tool.spec if tool is not None else None
-    if tool is None or spec is None:
-        return False
     readable, old = _read(path)
-    if not readable:
+    if tool is None or spec is None or not readable:
         return False
+    if tool.kind is ToolKind.SHELL:  # an edit whose text hookd computes (`sed -i 's/…/…/'`, `jq … > T && mv T F`)
+        return (texts := event_texts(event, str(path), old)) is not None and all(same(old, t) for t in texts)
     for arg in spec.patches:  # Codex's apply_patch: the text its hunks leave, as an edit's replacements do
         patch = tool.input.get(arg)
         if isinstance(patch, str) and patch.lstrip().startswith("*** Begin Patch"):
@@ -561,7 +563,7 @@ def _ordinary_unit(event: NormalisedEvent, path: str, unit_dirs: list[str]) -> b
     build_files.py `unit_commands`)."""
     base = next((d for d in unit_dirs if path.startswith(d.rstrip("/") + "/")), None)
     tool = event.tool
-    if base is None or tool is None or tool.spec is None:
+    if base is None or tool is None or tool.spec is None or tool.kind is ToolKind.SHELL:  # a file tool's text only
         return False
     parts = path[len(base.rstrip("/")) + 1 :].split("/")
     unit = parts[0].removesuffix(".d") if len(parts) == 2 and parts[0].endswith(".d") else parts[0]

@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from hookd.dialects.spec import Surface, settings_doc
-from hookd.enrich.edit_texts import texts_after
+from hookd.enrich.edit_texts import read_text, texts_after
+from hookd.selfprotect_edits import event_texts
 from hookd.selfprotect_later import starts_with_set
-from hookd.types import JSON, NormalisedEvent
+from hookd.types import JSON, NormalisedEvent, ToolKind
 
 ENV_KEY = "env"
 
@@ -30,7 +31,11 @@ def settings_env_starts(event: NormalisedEvent, written: list[str], judged: Mapp
         surface = judged.get(path)
         if surface is None or not surface.keys:
             continue
-        for text in texts_after(path, tool.input, tool.spec, True) or []:
+        shell = tool.kind is ToolKind.SHELL  # an in-place edit's text (selfprotect_edits), as a file tool's
+        texts = (
+            event_texts(event, path, read_text(path)[1]) if shell else texts_after(path, tool.input, tool.spec, True)
+        )
+        for text in texts or []:
             try:
                 env = settings_doc(Path(path), text, surface.jsonc).get(ENV_KEY)
             except ValueError:

@@ -28,6 +28,7 @@ ProtectedSet's for every corpus, case, golden and bench payload, and for mutatio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hookd.dialects.launch import starting_words
@@ -36,8 +37,9 @@ from hookd.enrich.build_files import is_editor_tasks, is_started_file
 from hookd.enrich.paths import event_home
 from hookd.selfprotect import _NOT_WRITING, ProtectedSet, _ancestry, _dicts, _first_words, _Index, _reached
 from hookd.selfprotect_installs import pinned_installs
+from hookd.selfprotect_keys import extension_judge
 from hookd.selfprotect_patterns import PATTERN, built_patterns
-from hookd.types import Event, NormalisedEvent
+from hookd.types import Event, NormalisedEvent, ToolKind
 
 
 class ProtectedPlaces(ProtectedSet):
@@ -63,14 +65,23 @@ class ProtectedPlaces(ProtectedSet):
         if _may_start_an_agent(facts.get("shell")) or pinned_installs(_dicts(_commands(facts.get("shell"))), event.cwd):
             return None
         home = event_home(event)
-        listed = self.places(home, event.project_dir, event.env)[0]
+        listed, judged = self.places(home, event.project_dir, event.env)
         named, only_deleted, written = _reached(facts)
         if not built_patterns(effects, home) and _clear(self._index(listed), named):
             return event.with_facts(hookd={"protected": [], "keeps": [], "starts": [], "patterns": []})
-        if not written:  # nothing to judge: the places and patterns are all, computed as ProtectedSet computes them
+        # nothing to judge: the places and patterns are all, computed as ProtectedSet computes them
+        if not judged_writes(event, written, judged):
             near, reached = self.hit(event, home, listed, named, only_deleted)
             return event.with_facts(hookd={"protected": near, "keeps": [], "starts": [], "patterns": reached})
         return None
+
+
+def judged_writes(event: NormalisedEvent, written: list[str], judged: Mapping[str, Any]) -> list[str]:
+    """The writes ProtectedSet judges by their text: a file tool's; a shell line's only where a settings or extension
+    judge is (selfprotect_edits computes those texts), any other file it writes is no place of hookd's."""
+    if event.tool is None or event.tool.kind is not ToolKind.SHELL:
+        return written
+    return [p for p in written if p in judged or extension_judge(p, judged, [], event.project_dir)]
 
 
 def _clear(index: _Index, named: set[str]) -> bool:

@@ -13,7 +13,8 @@
 #
 # A file tool's write or edit of an agent's settings that its module judged to leave hookd's hooks, their
 # switches and trust as they were (input.hookd.keeps: an MCP server or a permission added) goes through, as
-# an input.paths write or as a tool's write effect; a shell write never does.
+# an input.paths write or as a tool's write effect; so does a shell line's in-place edit whose text the daemon
+# computed (daemon/hookd/selfprotect_edits.py), every other shell write never.
 package hookd.self_protection
 
 # Every verdict below iterates input.hookd.protected or input.hookd.starts: with both empty (a call whose
@@ -165,6 +166,14 @@ else := "write"
 _kept(t) if {
 	t.tool
 	t.op == "write"
+	t.path in input.hookd.keeps
+}
+
+# a shell line's in-place edit whose text the daemon computed and judged by the file's keys (selfprotect_edits.py:
+# `sed -i 's/a/b/' F`, `yq -i '.k = "v"' F`, `jq … F > T && mv T F`): the write, and the move that lands the new text
+_kept(t) if {
+	input.tool.kind == "shell"
+	t.op in {"write", "write-below", "land", "replace"}
 	t.path in input.hookd.keeps
 }
 

@@ -122,8 +122,9 @@ class TestPolling:
         assert all(r.headers["authorization"] == "Bearer s3cret-acme" for r in server.requests)
         assert len(named("bundle_activated")(events(serving))) == 1  # the 304s compiled nothing
 
+        bundle = org_bundle(tmp_path, "r2", org_key[0])  # built and signed before the count: polls go on meanwhile
         published_at = len(server.requests)
-        server.publish("acme.tar.gz", org_bundle(tmp_path, "r2", org_key[0]))
+        server.publish("acme.tar.gz", bundle)
         wait_for(serving, named("bundle_activated", source="acme", revision="r2"))
         assert probe(serving).startswith("revision r2 [hookd.org:rev]")
         first_200 = next(i for i, r in enumerate(server.requests) if i >= published_at and r.status == 200)

@@ -25,7 +25,7 @@ from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.policytest import _make_world, _substitute, _unmake_world
 from hookd.policytest.corpus import _payload
 from hookd.selfprotect import ProtectedSet, _reached
-from hookd.selfprotect_first import ProtectedPlaces
+from hookd.selfprotect_first import ProtectedPlaces, judged_writes
 from hookd.types import NormalisedEvent
 
 FACTS = (assembly.enrich_shell, assembly.enrich_paths, assembly.enrich_tool_effects)
@@ -236,10 +236,11 @@ class _PlacesOnly(ProtectedPlaces):
 
     def first_answer(self, event: NormalisedEvent) -> NormalisedEvent | None:
         named, only_deleted, written = _reached(event.facts)
-        if written or event.tool is None:
-            return super().first_answer(event)
         home = str(event.facts.get("home"))
-        near, reached = self.hit(event, home, self.places(home, event.project_dir, event.env)[0], named, only_deleted)
+        listed, judged = self.places(home, event.project_dir, event.env)
+        if judged_writes(event, written, judged) or event.tool is None:
+            return super().first_answer(event)
+        near, reached = self.hit(event, home, listed, named, only_deleted)
         return event.with_facts(hookd={"protected": near, "keeps": [], "starts": [], "patterns": reached})
 
 

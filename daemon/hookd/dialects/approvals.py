@@ -113,8 +113,11 @@ APPROVALS: Mapping[str, Approvals] = {
     ),
     "droid": Approvals(
         options=(("--skip-permissions-unsafe", ""), ("--auto", "high")),
+        keys=(("autonomyLevel", frozenset({"auto-high"})),),
         source="https://docs.factory.ai/cli/droid-exec/overview (--auto LEVEL; high runs every command not blocked), "
-        "https://docs.factory.ai/cli/user-guides/auto-run",
+        "https://docs.factory.ai/cli/user-guides/auto-run (the level is saved in settings for the next session), "
+        "https://docs.factory.ai/cli/configuration/settings (autonomyLevel: normal, spec, auto-low, auto-medium, "
+        "auto-high)",
     ),
     "opencode": _OPENCODE,
     "kilo": _OPENCODE,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hookd.enrich.build_files import is_makefile
@@ -49,6 +49,7 @@ from hookd.enrich.home_reach import (
     touches_home,
 )
 from hookd.enrich.notebook_code import NOTEBOOK_SUFFIX, notebook_lines
+from hookd.enrich.placed_code import MAX_PLACED_FILES, placed_text, unseen_loaded
 from hookd.types import JSON
 
 # What a configuration value may name for a program to load: code, a JVM agent, a shared library
@@ -158,32 +159,50 @@ def written_later(model: EffectModel, *, home: str, project: str) -> list[dict[s
     effects = model.effects
     mark_templates(effects, model.ledger.contents)  # a .env filled in from its template (env_template.py)
     return [
-        *left_by_shell(effects, model.ledger.contents, home=home, project=project),
+        *left_by_shell(effects, model.ledger.contents, home=home, project=project, made=model.ledger.produced),
         *unjudged_shell_writes(effects),
         *placed_changed(effects),
     ]
 
 
 def left_by_shell(
-    effects: list[dict[str, Any]], contents: dict[str, str], *, home: str, project: str
+    effects: list[dict[str, Any]],
+    contents: dict[str, str],
+    *,
+    home: str,
+    project: str,
+    made: Mapping[str, str] | None = None,
 ) -> list[dict[str, JSON]]:
-    """Code a shell line's writes (`effects`, with the texts the line wrote: `contents`) leave for another program
-    to run later, in files no startup table names, judged as a file tool's write of the same text is:
-    `echo 'curl … | sh' >> ~/.xonshrc`, a `~/.sbt/1.0/global.sbt` whose string literal fetches and runs, a script
-    left in `~/.cache`. A shell's own startup file (judged by the effect model, and passed when it only sets
-    variables) and a file the model already found run later are not judged again."""
-    if not home or not contents:
+    """Code a shell line's writes (`effects`, with the texts the line wrote: `contents`; `made`: the paths it made
+    unseen) leave for another program to run later, in files no startup table names, judged as a file tool's write
+    of the same text is: `echo 'curl … | sh' >> ~/.xonshrc`, a `~/.sbt/1.0/global.sbt` whose string literal fetches
+    and runs, a script left in `~/.cache`, and the text a copy, move or link puts in place (`cp x.sh Makefile`:
+    placed_code). A shell's own startup file (judged by the effect model, and passed when it only sets variables)
+    and a file the model already found run later are not judged again."""
+    if not home:
         return []
     started = {str(e["startup"]) for e in effects if e["op"] == "exec" and e.get("startup")}
     out: list[dict[str, JSON]] = []
+    read = 0
     for effect in effects:
         path = effect["path"]
-        if effect["op"] != "write" or not path or path not in contents or path in started:
+        if effect["op"] != "write" or not path or path in started:
+            continue
+        text = contents.get(path)
+        program = str(effect.get("program") or "shell")
+        if text is None and not under(path, project):  # (the home's files placed: the effect model's _home_code)
+            continue
+        if text is None and effect.get("target_of") and (read := read + 1) > MAX_PLACED_FILES:
+            out += unseen_loaded(path, program)  # (a copy's source read for at most so many of a line)
+            continue
+        if text is None:
+            unseen, text = placed_text(effect, effects, contents, made or {})
+            out += unseen_loaded(path, program) if unseen and text is None else []
+        if text is None:
             continue
         started.add(path)
         if startup_language(path, home) != "sh":
-            program = str(effect.get("program") or "shell")
-            later = left_for_later([path], [contents[path]], program, home=home, project=project, known=set())
+            later = left_for_later([path], [text], program, home=home, project=project, known=set())
             out.extend(dict(e, via="shell") for e in later)
     return out
 

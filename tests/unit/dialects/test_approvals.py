@@ -51,6 +51,8 @@ def test_a_pattern_grants_every_command_by_what_its_program_runs(pattern: str, p
         ("opencode", {"permission": {"bash": {"git *": "allow", "*": "ask"}}}, False),
         ("opencode", {"permission": "{file:/tmp/p.txt}"}, True),  # filled in before parsing: not seen
         ("opencode", {"permission": {"bash": "{env:OPENCODE_PERM}"}}, True),
+        ("droid", {"autonomyLevel": "auto-high"}, True),  # saved for the next session (shellfp45)
+        ("droid", {"autonomyLevel": "auto-medium", "model": "custom:fast"}, False),
     ],
 )
 def test_a_settings_document_approves_every_call_by_what_its_rules_grant(

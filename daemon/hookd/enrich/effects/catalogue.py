@@ -191,6 +191,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         process_options=dict(spec.get("process_options", {})),
         pid_operand_with=frozenset(spec.get("pid_operand_with", ())),
         implicit_files=tuple(spec.get("implicit_files", ())),
+        link_options=frozenset(spec.get("link_options", ())),
         task_modules=_modules(spec.get("task_modules")),
         rewrites_configured=frozenset(spec["rewrites_configured"]) if "rewrites_configured" in spec else None,
         stop_words=frozenset(spec.get("stop_words", ())),
@@ -263,6 +264,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         url_options=frozenset(spec.get("url_options", ())),
         url_packages=tuple(tuple(str(w) for w in words) for words in spec.get("url_packages", ())),
         index_options=dict(spec.get("index_options", {})),
+        index_variables=dict(spec.get("index_variables", {})),
         property_command=(
             str(spec.get("property_command", {}).get("program", "")),
             str(spec.get("property_command", {}).get("args", "")),

@@ -475,6 +475,8 @@ def implicit_code(
 # npm's package specs that are no registry name: a tarball or git URL, or a hosted repository's shorthand
 # (`github:o/r`, `gitlab:`, `bitbucket:`, `gist:`: https://docs.npmjs.com/cli/v10/using-npm/package-spec), which bun,
 # pnpm and yarn read as npm does
+# a package index's URL, with the protocol a manager may put before the scheme (cargo's `sparse+https://…`)
+_INDEX_URL = re.compile(r"^(?:[a-z]+\+)?(?:https?|ftp)://", re.IGNORECASE)
 _URL = re.compile(r"^(?:(?:git\+)?(?:https?|ftp)://|git\+ssh://|(?:github|gitlab|bitbucket|gist):\w)", re.IGNORECASE)
 _REPOSITORY = re.compile(r"^(?:(?:git\+)?(?:https?|ftp|ssh|git)://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)  # git's URLs too
 
@@ -501,14 +503,16 @@ def names_fetched_source(program: Program, words: list[str]) -> bool:
     return False
 
 
-def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+def url_scripts(ledger: Ledger, program: Program, parsed: Parsed, env: Mapping[str, str]) -> None:
     """`deno run -A https://…/mod.ts`, `uv run https://…/x.py`: a runtime given a URL as its script downloads the
     code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does; a package manager given a
-    package by URL (`url_packages`) runs that package's install scripts or build."""
+    package by URL (`url_packages`) runs that package's install scripts or build, and one given a package source
+    (`index_options`), on its command line or in its environment (`PIP_INDEX_URL=URL pip install x`), fetches
+    every package from there."""
     fetched = [v for o, v in parsed.options if o in program.url_options and v and is_fetched_source(v)]
-    for option, value in parsed.options:  # `pip install --extra-index-url URL`: every package may come from URL
+    for option, value in [*parsed.options, *option_variables(program, env)]:  # `pip install --extra-index-url URL`
         config = program.index_options.get(option)
-        if config and value and _URL.match(value) and foreign_source(value, config, ledger.project):
+        if config and value and _INDEX_URL.match(value) and foreign_source(value, config, ledger.project):
             fetched.append(value)
     for words in program.url_scripts:
         operands = parsed.operands[len(words) :] if parsed.operands[: len(words)] == list(words) else []
@@ -520,6 +524,19 @@ def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
     for url in fetched[:1]:  # `ansible-pull -U URL`: the repository's playbook, fetched and run here
         ledger.add("fetch", None, program.name, url=url)
         ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
+
+
+def option_variables(program: Program, env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The options the program reads from its environment (`index_variables`: `npm_config_registry` is npm's
+    `--registry`, `UV_DEFAULT_INDEX` uv's `--default-index`)."""
+    found: list[tuple[str, str]] = []
+    for pattern, option in program.index_variables.items() if env else ():
+        for name, value in env.items():
+            match = re.fullmatch(pattern, name)
+            if match is not None:
+                named = option.replace("{}", (match.group(1) if match.groups() else "").lower().replace("_", "-"))
+                found.append((named, value))
+    return found
 
 
 # A repository's URL (`git+https://…`, `git+ssh://…`, `https://host/o/r.git`, `github:o/r`) installs a project from

@@ -8,6 +8,8 @@ The write is given the text it leaves, so what it sets is judged as the same lin
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import Parsed
@@ -26,11 +28,9 @@ def env_tables_written(ledger: Ledger, program: Program, parsed: Parsed, place: 
         required = table.get("required", ())
         if parsed.operands[: len(words)] != words or not all(_one_given(g, given, letters) for g in required):
             continue
-        rest = parsed.operands[len(words) :]
-        if table.get("form") == "pairs":
-            assigned = [(rest[0], "=", " ".join(rest[1:]))] if len(rest) >= 2 else []
-        else:
-            assigned = [w.partition("=") for w in rest if "=" in w and not w.startswith("=")]
+        if any(_one_given([o], given, letters) for o in table.get("unless", ())):
+            continue
+        assigned = _assigned(table, parsed.operands[len(words) :], _one_given(table.get("appends", []), given, letters))
         if not assigned:
             continue
         named = next((v for o, v in parsed.options if o in table.get("file_options", ()) and v), None)
@@ -43,6 +43,33 @@ def env_tables_written(ledger: Ledger, program: Program, parsed: Parsed, place: 
             text = "[env]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, _, v in assigned)
         ledger.contents[target["path"]] = text
         ledger.add("write", target, program.name)
+
+
+def _assigned(table: Mapping[str, Any], rest: list[str], appends: bool) -> list[tuple[str, str, str]]:
+    """(NAME, "=", VALUE) for each variable the words set. A fish list is exported joined by `:` when its name ends
+    in PATH, by spaces otherwise; `form` `path`: each word a directory put before `$PATH` (after it when `appends`),
+    as `fish_add_path` does; `renames`: only these names, as the variable they are (`fish_user_paths` is put
+    before PATH in every fish: `PATH={}:$PATH`)."""
+    if table.get("form") == "path":
+        joined = ":".join(rest)
+        assigned = [("PATH", "=", f"$PATH:{joined}" if appends else f"{joined}:$PATH")] if rest else []
+    elif table.get("form") == "pairs":
+        glue = ":" if rest[:1] and (rest[0].endswith("PATH") or rest[0] in table.get("renames", {})) else " "
+        assigned = [(rest[0], "=", glue.join(rest[1:]))] if len(rest) >= 2 else []
+    else:
+        assigned = [w.partition("=") for w in rest if "=" in w and not w.startswith("=")]
+    renames: dict[str, str] = table.get("renames", {})  # NAME -> `OTHER=…{}…`, the value put where `{}` is
+    if renames:  # (its own earlier value, `$fish_user_paths`, is what stood before OTHER already: `$OTHER`)
+        assigned = [
+            (
+                r := renames[k].partition("=")[0],
+                "=",
+                renames[k].partition("=")[2].replace("{}", v.replace(f"${k}", f"${r}")),
+            )
+            for k, _, v in assigned
+            if k in renames
+        ]
+    return assigned
 
 
 def _one_given(group: list[str], given: set[str], letters: set[str]) -> bool:

@@ -15,7 +15,10 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable, Mapping
+from typing import Any
 
+from hookd.enrich.effects.ledger import Ledger
+from hookd.enrich.effects.words import planted_path
 from hookd.enrich.facts import under
 from hookd.jsonc import loads as jsonc_loads
 
@@ -31,6 +34,7 @@ _VSCODE = re.compile(
 _TERMINAL_ENV = ("terminal.integrated.env.linux", "terminal.integrated.env.osx", "terminal.integrated.env.windows")
 _SETUVAR = re.compile(r"^SETUVAR\s+(?:--export|-x)\s+([A-Za-z_]\w*):(.*)$|^SET_EXPORT\s+([A-Za-z_]\w*):(.*)$")
 _ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
+_PLANTED = "a search path whose entry anything can fill, before the system's, in every later session"
 
 
 def environment_set(path: str, text: str) -> dict[str, str]:
@@ -43,6 +47,17 @@ def environment_set(path: str, text: str) -> dict[str, str]:
             except ValueError:  # tomllib.TOMLDecodeError and JSON errors are ValueErrors
                 return {}
     return {}
+
+
+def sets_kept(ledger: Ledger, effect: dict[str, Any], found: dict[str, str], name: str) -> None:
+    """The variables a file of another program's hands later sessions (`sets`: env_files), and a PATH among them
+    with an entry anything can fill (`fish_add_path /tmp/x`, `set -U fish_user_paths /tmp/x`): every later
+    session runs what is put there under a system program's name, as `export PATH=/tmp/x:$PATH` in ~/.bashrc."""
+    effect["sets"] = found
+    text = found.get("PATH", "").replace(ledger.home + "/", "$HOME/")  # (a home below /tmp is no scratch space)
+    if text and planted_path(text) and not under(str(effect["path"]), ledger.project):  # (the project's: its own)
+        ledger.add("exec", None, name, code={"lang": "text", "text": ""}, known=False, deferred=True,
+                   startup=effect["path"], when=f"{_PLANTED} ({text})")  # fmt: skip
 
 
 def unseen_environment(path: str, project: str) -> str:

@@ -17,7 +17,7 @@ from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.listings import names_listed
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.overwrites import holds_nothing_of_its_own, keyword_fills, links_to_nothing
+from hookd.enrich.effects.overwrites import holds_nothing_of_its_own, keyword_fills, links_to_nothing, stdin_filler
 from hookd.enrich.effects.public_lines import public_lines
 from hookd.enrich.effects.replaced import replaced_files
 from hookd.enrich.effects.revealed import prints_none
@@ -119,7 +119,7 @@ class FileEffects:
         self._stdin_files(program, parsed, operands, view, place)
         opened_effects(self.ledger, program, parsed, operands, name, place)
         if program.keyword_ops:
-            keyword_fills(self.ledger, program.keyword_ops, operands, place, name)
+            keyword_fills(self.ledger, program.keyword_ops, operands, place, (name, stdin_filler(view)))
             for word in operands:
                 key, eq, value = word.partition("=")
                 if eq and key in program.keyword_ops:
@@ -372,7 +372,8 @@ class FileEffects:
         file_only = bool(given & _NO_TARGET_DIRECTORY) or (
             bool(given & _NO_DEREFERENCE) and program.operands == "link" and _is_link(operands[-1:], place)
         )
-        self._transfer(program.operands, operands, targets, place, name, recursive, sweeps, file_only)
+        kind = "link" if given & program.link_options else program.operands  # `cp -s F D`: D a link to F
+        self._transfer(kind, operands, targets, place, name, recursive, sweeps, file_only)
         if program.operands == "copy":
             self._copied_stdin(operands, targets, view, place)
 

@@ -26,7 +26,7 @@ from hookd.enrich.effects.code_files import code_from_files
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
 from hookd.enrich.effects.emptied import emptied_writes
 from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_deletes, served, sets_code
-from hookd.enrich.effects.env_files import environment_set, shell_text, unseen_environment
+from hookd.enrich.effects.env_files import environment_set, sets_kept, shell_text, unseen_environment
 from hookd.enrich.effects.files import FileEffects, option_execs
 from hookd.enrich.effects.filters import names_from_pipe
 from hookd.enrich.effects.gitops import git_effects
@@ -38,7 +38,7 @@ from hookd.enrich.effects.later_lines import scheduled_later
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, prints_nothing
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files, option_commands
 from hookd.enrich.effects.options import Parsed, parse
-from hookd.enrich.effects.overwrites import filled_from_devices
+from hookd.enrich.effects.overwrites import filled_from_devices, yields_filler
 from hookd.enrich.effects.retention import retention_prunes
 from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, reveals_credential
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
@@ -178,7 +178,7 @@ class EffectModel:
             path = effect["path"]
             written = self._written_text(effect, view) if path else None
             if path and (found := environment_set(path, written or "")):
-                effect["sets"] = found  # a file of another program's that hands later sessions these variables
+                sets_kept(self.ledger, effect, found, view.name)  # a file that hands later sessions variables
             elif path and written is None and (when := unseen_environment(path, self.ledger.project)):
                 self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
                                 deferred=True, startup=path, when=when)  # fmt: skip
@@ -265,7 +265,7 @@ class EffectModel:
         if "/" in argv[0] and (program is None or name not in SHELLS):
             self.code.run_file(place(argv[0]), name, "sh", follow)
         if program is None:
-            self._unknown(view, place, follow)
+            self._unknown(view, place, follow, (trees, start))
             fed_text(self.ledger, view, follow)
             unread(self.files, None, None, view, (place, start))
             return follow
@@ -277,11 +277,11 @@ class EffectModel:
         sets_code(self.ledger, program, argv, place, follow)
         self._program_effects(program, parsed, argv, place, view, start)
         implicit_code(self.ledger, program, parsed, place, follow, argv)
-        url_scripts(self.ledger, program, parsed)
+        url_scripts(self.ledger, program, parsed, view.env)
         module_effects(self.ledger, program, parsed, place, follow)
         property_command(program, argv, follow)
         unread(self.files, program, parsed, view, (place, start))
-        follow.origin = self._origin(program, parsed, name, view)
+        follow.origin = self._origin(program, parsed, name, view, start)
         self.ledger.trees, mine = trees, self.ledger.trees
         self._sent(program, parsed, name, view)
         self.ledger.trees = mine
@@ -306,10 +306,11 @@ class EffectModel:
                 if effect["op"] == "exec" and effect["code"].get("lang") == "sh":
                     effect.update(flow="fetch", through="stdin")
 
-    def _unknown(self, view: CommandView, place: Place, follow: Followups) -> None:
+    def _unknown(self, view: CommandView, place: Place, follow: Followups, fed: tuple[list[Any], int]) -> None:
         """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
         as a script), words it may run as a command are walked as one, operands that may be paths may be read; a
-        credential its words say it prints is printed (revealed.py); tmpfiles.d lines it is named are applied."""
+        credential its words say it prints is printed (revealed.py); tmpfiles.d lines it is named are applied;
+        what it prints may be all a pipe fed it (`fed`: the trees, `tar c . | tr a-z n-za-m | nc h 9`)."""
         argv, name = view.argv, view.name
         self._prints_secret(None, argv, place)
         applied_configs(self.ledger, argv, place, view.stdin_text)
@@ -319,6 +320,8 @@ class EffectModel:
             if launched:  # `op run -- rm -rf ~`: the words it may run, walked as their own command
                 follow.scripts.append(shlex.join(launched))
         self.files.guess(argv, name, place)
+        self.ledger.trees += carried_trees(fed[0], self.ledger.effects[fed[1] :], None, view)
+        follow.origin = "tree" if self.ledger.trees else follow.origin
 
     def _loaded_by_environment(self, view: CommandView, place: Place, follow: Followups) -> None:
         """Variables the program (or the loader, or the shell it is) reads as code or as a file of code
@@ -433,10 +436,12 @@ class EffectModel:
             effect = self.ledger.add("read", dict(beyond.ENVIRON), name, guess=True, variables=variables)
             self.ledger.printing += [effect] * (not variables)
 
-    def _origin(self, program: Program, parsed: Parsed, name: str, view: CommandView) -> str:
+    def _origin(self, program: Program, parsed: Parsed, name: str, view: CommandView, start: int) -> str:
         if program.operands in ("fetch", "fetch-first") or program.network:
             writes = any(program.option_ops.get(o) == "write-fetched" and v != "-" for o, v in parsed.options)
             return "unknown" if writes else "fetch"
+        if yields_filler(self.ledger, view, start):  # (decoded or not, random bytes are no one's code or file)
+            return "filler"
         if name in _DECODERS:
             return "decode"
         if view.stdin in ("fetch", "decode"):  # a filter of a download is the download still (`| tee x | sh`)

@@ -21,16 +21,20 @@ from hookd.enrich.facts import under
 FILLER_DEVICES = frozenset(("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"))
 
 
-def keyword_fills(ledger: Ledger, keyword_ops: Mapping[str, str], words: list[str], place: Place, name: str) -> None:
+def keyword_fills(
+    ledger: Ledger, keyword_ops: Mapping[str, str], words: list[str], place: Place, named: tuple[str, bool]
+) -> None:
     """`dd if=/dev/zero of=F conv=notrunc`: a program whose `KEY=VALUE` operands name what it reads and what it
-    writes, reading only a filler device, leaves nothing of each file it writes (its length kept or not)."""
+    writes, reading only a filler device (no input named: its stdin, `filler_stdin`), leaves nothing of each file
+    it writes (its length kept or not)."""
+    name, filler_stdin = named
     reads: list[str] = []
     writes: list[str] = []
     for word in words:
         key, eq, value = word.partition("=")
         if eq and keyword_ops.get(key) in ("read", "write"):
             (reads if keyword_ops[key] == "read" else writes).append(value)
-    if reads and all(str(place(r).get("path") or "") in FILLER_DEVICES for r in reads):
+    if all(str(place(r).get("path") or "") in FILLER_DEVICES for r in reads) and (reads or filler_stdin):
         for value in writes:
             ledger.add("delete", place(value), name, emptied=True)
 
@@ -65,13 +69,14 @@ def _empty_source(ledger: Ledger, path: str) -> bool:
 
 def filled_from_devices(ledger: Ledger, view: CommandView, start: int, copies_stdin: bool) -> None:
     """`head -c 1M /dev/zero > F`, `tee F < /dev/null`: a command that reads nothing but filler devices (one at
-    least, its stdin no pipe's) writes nothing of F's own over it: each file it truncates and fills (a `>`
-    redirect's; the operands of a program that copies its stdin to them, `copies_stdin`) and is there now is
-    emptied, a delete as `: > F` is (a file not there loses nothing: `head -c 32 /dev/urandom > new.key`). A `>>`
-    keeps what F holds."""
+    least, its stdin no pipe's, or a pipe of filler only: `yields_filler`) writes nothing of F's own over it: each
+    file it truncates and fills (a `>` redirect's; the operands of a program that copies its stdin to them,
+    `copies_stdin`) and is there now is emptied, a delete as `: > F` is (a file not there loses nothing: `head -c
+    32 /dev/urandom > new.key`). A `>>` keeps what F holds."""
     mine = ledger.effects[start:]
     reads = [e for e in mine if e["op"] == "read"]
-    if view.stdin != "none" or not reads or any(str(e.get("path") or "") not in FILLER_DEVICES for e in reads):
+    fed = view.stdin == "filler"  # (`cat /dev/urandom | head -c 64 > F`: the pipe carries filler only)
+    if (view.stdin != "none" and not fed) or not (reads or fed) or any(_path(e) not in FILLER_DEVICES for e in reads):
         return
     if any(e["op"] in ("exec", "fetch") for e in mine):
         return
@@ -86,3 +91,25 @@ def filled_from_devices(ledger: Ledger, view: CommandView, start: int, copies_st
             ledger.add("delete", placed, view.name or "shell", emptied=True)
             ledger.emptied.add(path)
             emptied.add(path)
+
+
+def yields_filler(ledger: Ledger, view: CommandView, start: int) -> bool:
+    """What the command prints holds filler only (the next command's stdin is `filler`): it reads filler devices
+    and nothing else (`cat /dev/urandom`, `od /dev/zero`), or filters a pipe of filler (`… | head -c 64`,
+    `| tr -dc a-z`), and runs, fetches and writes nothing."""
+    mine = ledger.effects[start:]
+    if view.stdin not in ("none", "filler") or not (mine or view.stdin == "filler"):
+        return False
+    return all(e["op"] == "read" and _path(e) in FILLER_DEVICES for e in mine)
+
+
+def stdin_filler(view: CommandView) -> bool:
+    """Its standard input yields nothing of a file's own: a pipe of filler or of no text, or filler redirected."""
+    if view.stdin == "filler" or (view.stdin == "text" and view.stdin_text == ""):
+        return True
+    given = [str(r.get("path") or "") for r in view.redirects if str(r.get("op") or "") == "<"]
+    return bool(given) and all(p in FILLER_DEVICES for p in given)
+
+
+def _path(effect: Mapping[str, object]) -> str:
+    return str(effect.get("path") or "")

@@ -195,6 +195,7 @@ class Program:
     process_options: Mapping[str, str] = field(default_factory=dict)  # `cpulimit -e NAME`: its processes acted on
     pid_operand_with: frozenset[str] = frozenset()  # `chrt -p PRIO PID`: under these options the last operand is one
     implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
+    link_options: frozenset[str] = frozenset()  # options that make its copies links (`cp -s`, `cp -l`)
     task_modules: Modules | None = None  # `ansible localhost -m file -a 'path=… state=absent'`: what it does
     # `logrotate CONF`: the files each stanza of a configuration it loads names are rewritten (rotated, truncated,
     # removed), except under these options (`-d`: nothing changes)
@@ -286,6 +287,9 @@ class Program:
     url_options: frozenset[str] = frozenset()  # options whose value is where code to run is fetched (`ansible-pull -U`)
     url_packages: tuple[tuple[str, ...], ...] = ()  # after these words, each operand is a package, maybe a URL's
     index_options: Mapping[str, str] = field(default_factory=dict)  # `pip install -i URL`: the config file it sets
+    # a variable of its environment read as one of its options (`PIP_INDEX_URL` is `--index-url`): name pattern ->
+    # option, `{}` the pattern's group lower-cased with `-` for `_`
+    index_variables: Mapping[str, str] = field(default_factory=dict)
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options

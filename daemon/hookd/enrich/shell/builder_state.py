@@ -4,6 +4,7 @@ assignment's value, and each command judged by the effect model in that state (`
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import replace
 from typing import Any
@@ -159,8 +160,13 @@ class BuilderState:
             argv = ["env"]  # `env` alone prints the environment
         loaders, known, built = catalogue().environment, self.state.variables, self.state.built  # `export X=…`:
         hosts = catalogue().host_environment
+        reads = catalogue().get(argv[0].rpartition("/")[2]) if argv else None  # (`export PIP_INDEX_URL=…; pip …`)
+        sources = tuple(reads.index_variables) if reads is not None else ()
         exported = {
-            k: v for k in self.state.exported if (k in loaders or k in hosts) and (v := known.get(k) or built.get(k))
+            k: v
+            for k in self.state.exported
+            if (k in loaders or k in hosts or any(re.fullmatch(p, k) for p in sources))
+            and (v := known.get(k) or built.get(k))
         }
         view = CommandView(
             name=argv[0] if argv and not command["name"] else command["name"],

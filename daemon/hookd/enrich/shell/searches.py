@@ -21,6 +21,7 @@ _SEARCH_TESTS = frozenset(
 )  # fmt: skip
 _SEARCH_FLAGS = frozenset({"-print", "-print0", "-empty", "-depth", "-xdev", "-mount"})
 _PATTERN_CHARS = re.compile(r"[*?\[\\]")
+_NAMES_ONLY = re.compile(r"%[pP]\\[n0]")  # a `-printf` format that prints each name and nothing else
 
 
 def searched(word: str) -> str | None:
@@ -64,10 +65,16 @@ def selection(argv: list[str], *, every: bool = False) -> str | None:
     roots: list[str] = argv[1:at]
     names: list[str] = []  # of the name tests (`-name`, `-iname`): the last segment of each path selected
     paths: list[str] = []  # of the path tests: a segment somewhere on each path selected
+    branches = [0]  # how many name and path tests each branch of an `-o` holds
     k = at
     while k < len(argv):
         word = argv[k]
-        if word in _SEARCH_TESTS and k + 1 < len(argv):
+        if word in ("-o", "-or"):  # `-name x -o -print`: a branch no name test narrows selects every name
+            branches.append(len(names) + len(paths))
+            k += 1
+        elif word == "-printf" and k + 1 < len(argv) and _NAMES_ONLY.fullmatch(argv[k + 1]):
+            k += 2  # (`-printf '%p\n'` prints the names as `-print` does)
+        elif word in _SEARCH_TESTS and k + 1 < len(argv):
             name = searched_name(word, argv[k + 1])
             if name is None:
                 return None
@@ -80,6 +87,11 @@ def selection(argv: list[str], *, every: bool = False) -> str | None:
     root = roots[0] if len(roots) == 1 else "." if not roots else ""
     if not root or root[0] in "();|&<>!":
         return None
+    counts = [b - a for a, b in zip(branches, [*branches[1:], len(names) + len(paths)], strict=True)]
+    if len(counts) > 1 and min(counts) == 0:
+        names, paths, every = [], [], True  # one branch selects all: what the others narrow is no narrowing
+    elif len(counts) > 1:
+        return None  # a union of narrowed branches is no one pattern: unknown
     if not (names or paths):  # `find . -type f`: no name test narrows it, every name below ROOT is printed
         return f"{root.rstrip('/') or '/'}/**/*" if every else None
     # every test holds of what is selected, in whatever order they are written: the name its last segment, a

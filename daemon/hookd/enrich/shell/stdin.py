@@ -151,7 +151,13 @@ def heredoc_text(redirects: list[_Redir]) -> str | None:
     return None
 
 
+SILENT = frozenset((":", "true", "false"))  # builtins that print nothing whatever their words
+
+
 def printed_text(name: str, argv: list[str], literal: frozenset[str], stdin: str | None) -> str | None:
     """What the command prints, when the line tells: echo's and printf's text (`literal`: the words quoted on the
-    line), or a decoder's of the text on its standard input (decoders.py); else None."""
+    line), nothing of `:`, `true`, `false` (a pipe they feed carries no text: `: | tee F` empties F), or a decoder's
+    of the text on its standard input (decoders.py); else None."""
+    if name in SILENT:
+        return ""
     return printed(argv, literal) if name in ("echo", "printf") else decoded(name, argv, stdin)

@@ -344,11 +344,11 @@ def _read_word(s: str, i: int, home: str, subs: list[str] | None = None) -> tupl
     """Decodes the shell word at `s[i]` up to the next unquoted metacharacter: quote removal, ANSI-C
     `$'…'`, and a leading `~`, `~/…`, `$HOME` or `${HOME}` expanded to `home`; other `$…` are kept as
     written, and so are `$(…)` and backticks, whose scripts are added to `subs` (without `subs`, they
-    raise _Decline, as does anything unterminated). An assignment's value is read from after its
-    `=`, so that it expands there too, as bash does."""
+    raise _Decline, as does anything unterminated). An assignment's value (read from after its `=`) and an
+    argument shaped as one expand a `~` there and after each `:` (`dd of=~/f`: bash(1) Tilde Expansion)."""
     out: list[str] = []
-    n = len(s)
-    start = i
+    n, start = len(s), i
+    value = named.end() if (named := _ASSIGN.match(s, i)) else i if s[i - 1 : i] == "=" else -1
     while i < n:
         plain = _PLAIN.match(s, i)
         if plain is not None:
@@ -379,7 +379,7 @@ def _read_word(s: str, i: int, home: str, subs: list[str] | None = None) -> tupl
         elif c == "`":
             i = _read_backtick(s, i, out, subs)
         else:  # `~`
-            i = _read_tilde(s, i, i == start, out, home)
+            i = _read_tilde(s, i, i in (start, value) or (0 <= value < i and s[i - 1] == ":"), out, home)
     return _mark_braces(s[start:i], "".join(out)), i
 
 

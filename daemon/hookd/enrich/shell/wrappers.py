@@ -11,6 +11,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.code import is_url_script, names_fetched_source
 from hookd.enrich.effects.launchers import launched
 from hookd.enrich.effects.words import SHELLS
+from hookd.enrich.shell.fish import fish_as_sh
 from hookd.enrich.shell.runners import xargs_operands
 from hookd.enrich.shell.words import _ASSIGN
 
@@ -274,7 +275,7 @@ _WRAPPERS: dict[str, Peel] = {
               "landlock-rule", "pdeathsig")
     ),
     "runuser": _then_operands(0, "ugGw", "user", "group", "supp-group", "whitelist-environment"),
-    "screen": _options("SctephX"),
+    "screen": _options("Scteph"),  # (`-X CMD…`: a command of screen's own, its first word: `stuff`, `setenv`)
     "firejail": _options_handing("", assigns=("--env",), homes=("--private",)),
     "unshare": _options("S", "setuid", "setgid", "root", "wd", "map-user", "map-group"),
     "nsenter": _options("tSGwr", "target", "setuid", "setgid", "wd", "root"),
@@ -387,8 +388,8 @@ def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool, list[st
             k += 2 if ("o" in arg or "O" in arg) else 1
             continue
         break
-    if has_c and k < len(argv):
-        return argv[k], False, False, argv[k + 2 :]
+    if has_c and k < len(argv):  # fish's text spelled as sh's where it can be (shell/fish.py)
+        return (fish_as_sh(argv[k]) if name == "fish" else None) or argv[k], False, False, argv[k + 2 :]
     return None
 
 
