@@ -40,7 +40,7 @@ def test_a_variable_a_branch_may_set_is_judged_as_each_value(command: str, chose
     [
         'out=build; if [ -n "$CI" ]; then out=~/Documents; fi; rm -rf "$out"',
         'out=build; [ -n "$CI" ] || out=$HOME/Documents; cd "$out" && rm -rf -- ./*',
-        'c=ls; false && c="rm -rf $HOME/Documents"; $c',
+        'c=ls; [ -n "$X" ] && c="rm -rf $HOME/Documents"; $c',
         'd=build; if x; then d=~; fi; y=$d/Documents; rm -rf "$y"',
     ],
 )

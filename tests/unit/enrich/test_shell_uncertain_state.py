@@ -85,8 +85,10 @@ def test_what_a_pipelines_last_part_sets_is_not_known_after_it(command: str, pro
 
 
 def test_a_directory_a_branch_may_go_to_is_not_known_after_it(proj: Path) -> None:
-    found = ops("cd ~; false && cd /tmp; rm -rf Documents", proj, "delete")
+    found = ops("cd ~; [ -d /tmp ] && cd /tmp; rm -rf Documents", proj, "delete")
     assert [e.get("after_cd") for e in found] == [True]
+    found = ops("cd ~; false && cd /tmp; rm -rf Documents", proj, "delete")  # never goes (state46: known exit)
+    assert [(e["path"], e["known"]) for e in found] == [(DOCS, True)]
 
 
 @pytest.mark.parametrize(

@@ -215,7 +215,10 @@ class _Builder(BuilderState):
         # a `for` over words whose number is not known (`$(…)`, a glob, `"$@"`: none, or many) repeats as `while` does
         looped = item.binds is not None and binds is item.binds
         counted = not looped or (bool(words) and not any(_dynamic(w) or has_glob(w) for w in words))
-        if item.maybe or item.repeats or not counted:
+        runs = choices.known_run(item, self._functions, self._aliases, self.state) if item.maybe else None
+        if runs is False:  # `true || X`: judged, sets nothing
+            choices.unrun(self.state, body, cwd)
+        elif (item.maybe and runs is None) or item.repeats or not counted:
             first = next((i for i in item.items if not (isinstance(i, _Block) and i.subst)), None)  # (`< <(…)`'s)
             condition = first.words if isinstance(first, _Simple) else []
             getopts = condition[:1] == ["getopts"]  # `while getopts …`

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from hookd.enrich.shell.state import POSITIONAL, LineState, _Cwd
-from hookd.enrich.shell.tree import _Simple
+from hookd.enrich.shell.tree import _Block, _Simple
 
 CHOICES = 8  # the values a variable may hold and still be judged as each; past it, not known
 _SEP = "\x1e"  # between the values of a choice (a value holding it is not known: it would split)
@@ -148,3 +148,23 @@ def uncertain(state: LineState, walk: Callable[[], None], cwd: _Cwd, repeats: bo
         if last:
             break
     state.variables.update(kept)
+
+
+def known_run(item: _Block, functions: Collection[str], aliases: Collection[str], state: LineState) -> bool | None:
+    """Whether an and-or part the tree marked runs for certain (True) or never (False) does so here: each name it
+    relies on (`tree.exits`) is no function or alias the line defined, and no code the walk did not read ran in this
+    shell (an unread `. FILE`, `enable`: LineState.unread), which may have defined them; else None (may not run)."""
+    if item.runs is None or state.unread or any(n in functions or n in aliases for n in item.assumes):
+        return None
+    return item.runs
+
+
+def unrun(state: LineState, walk: Callable[[], None], cwd: _Cwd) -> None:
+    """`walk` a block that never runs (`true || X`): what it does is judged as if it ran, what it sets is dropped."""
+    start = cwd.copy()
+    state.scope()
+    try:
+        walk()
+    finally:
+        state.restore()
+        cwd.path, cwd.known, cwd.previous = start.path, start.known, start.previous

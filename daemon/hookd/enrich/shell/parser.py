@@ -371,10 +371,9 @@ class _Convert:
                 inner: list[_Item] = []
                 self._item(part, inner)
                 elements.append(inner[0] if len(inner) == 1 else _Block(inner))
-        if len(elements) == 1:
-            items.append(elements[0])
-        elif elements:
-            items.append(_Pipe(elements))
+        piped: list[_Item] = elements[:1] if len(elements) == 1 else [_Pipe(elements)] if elements else []
+        negated = any(p.kind == "reservedword" and p.word == "!" for p in node.parts)
+        items.extend([_Block(piped)] if negated else piped)  # `! false`: not its command's status (tree.exits)
 
     def _compound(self, node: Any) -> _Block:
         items: list[_Item] = []

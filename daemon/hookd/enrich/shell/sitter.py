@@ -55,6 +55,7 @@ _WORDS = frozenset(
 )  # fmt: skip
 _SKIP = frozenset({"comment", "variable_name", "extglob_pattern", "regex", "test_operator"})
 _BRANCHES = frozenset({"if_statement", "elif_clause", "else_clause"})
+_CLAUSES = frozenset({"elif_clause", "else_clause"})  # an `if`'s branches (an `if` in a branch is a statement of it)
 _COMMANDS = frozenset(
     {"declaration_command", "unset_command", "test_command", "variable_assignment", "variable_assignments"}
 )  # read as one command each, their keyword (`export`, `[[`) its first word
@@ -98,7 +99,7 @@ class _Sitter:
     def statement(self, node: tree_sitter.Node, items: list[_Item]) -> None:
         kind = node.type
         if kind in _SEQUENCE:
-            self.sequence(node, items)
+            self.sequence(node, _own_block(items) if kind == "negated_command" else items)
         elif kind == "command":
             items.append(self.simple(node))
         elif kind == "pipeline":
@@ -140,7 +141,7 @@ class _Sitter:
         for child in node.children:
             if child.type == "&" and start < len(body):
                 body[start:] = [_Block(body[start:], subshell=True)]
-            elif child.type == "then" or (child.type in _BRANCHES and node.type in _BRANCHES):
+            elif child.type == "then" or (child.type in _CLAUSES and node.type in _BRANCHES):
                 branch = _Block([], maybe=True)  # what follows `then`, an `elif` or an `else`
                 top.append(branch)
                 body = branch.items
@@ -505,6 +506,12 @@ def _arithmetic(text: str, substitution: Callable[[str], _Block]) -> _Item:
     if not assigned:
         return _Block(list(subs))
     return _Simple([(name, "$" + text) for name in sorted(assigned)], [], [], subs)
+
+
+def _own_block(items: list[_Item]) -> list[_Item]:
+    """A block appended to `items`, to put a command in whose exit status is not its own (`! false`: tree.exits)."""
+    items.append(block := _Block([]))
+    return block.items
 
 
 def _endless_spawning(node: tree_sitter.Node, src: bytes, background: _Background) -> bool:

@@ -148,7 +148,8 @@ class LineState:
 
     __slots__ = (
         "_fresh", "_links", "_locals", "_placed", "built", "choices", "choosing", "exported", "home", "loop_walks",
-        "mounts", "references", "resolver", "source", "unknown_directories", "variables", "volatile", "walk",
+        "mounts", "references", "resolver", "source", "unknown_directories", "unread", "variables", "volatile",
+        "walk",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
@@ -171,6 +172,7 @@ class LineState:
         self._locals: list[dict[str, str | None]] = []  # per function call: its `local` names' values before
         self.mounts: tuple[tuple[str, str], ...] = ()  # (inside, host): in a container's command, its bind mounts
         self.unknown_directories: set[str] = set()  # PWD, OLDPWD: unset or read by the line since its last `cd`
+        self.unread = False  # code the walk did not read ran in this shell (`. FILE`, `enable`): names redefined
 
     # ----------------------------------------------------------------------------------------------
     # Words placed as paths

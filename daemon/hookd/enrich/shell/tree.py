@@ -50,6 +50,8 @@ class _Block:
     forks: bool = False  # it starts processes without bound (sitter.py: `while :; do x & done`, `f(){ f & f; }`)
     maybe: bool = False  # it may not run: an `if` branch, a `case` arm, what follows `&&` or `||`
     repeats: bool = False  # it runs any number of times: a `while`/`until`/`select` loop (its condition and body)
+    runs: bool | None = None  # a `maybe` and-or part that runs for certain, or never, while `assumes` keep their
+    assumes: tuple[str, ...] = ()  # meaning (builtins no function or alias replaced: `known_run`, choices.py)
 
 
 _Item: TypeAlias = _Simple | _Pipe | _Block
@@ -91,12 +93,44 @@ def and_or(parts: list[list[_Item]], operators: list[str]) -> list[_Item]:
     """The items of an and-or list (`a && b || c`: bash(1), "Lists", equal precedence, left to right), each part
     run only when what is to its left ends as its operator asks: a part after a leading run of `&&` runs only if
     every part before it did (one block after the first part: each sees what those before it set, and the tree stays
-    flat however long the run); any other part may or may not run."""
-    leading = next((k for k, op in enumerate(operators) if op != "&&"), len(operators))
+    flat however long the run); any other part may or may not run, unless what is to its left ends as `exits`
+    reads it (`false || X` runs X, `true || X` never does): then the part is marked so, with the names whose
+    meaning that relies on, which the walk checks where it knows the line's functions and aliases."""
     items = list(parts[0])
-    if leading:
-        items.append(_Block([item for part in parts[1 : leading + 1] for item in part], maybe=True))
-    return [*items, *(_Block(part, maybe=True) for part in parts[leading + 1 :])]
+    known = exits(parts[0])
+    block: _Block | None = None  # the open block a run of `&&` after a part that runs joins
+    certain = True  # the part before runs
+    for part, operator in zip(parts[1:], operators, strict=True):
+        if known is not None:
+            certain = known[0] == (operator == "&&")
+            items.append(_Block(list(part), maybe=True, runs=certain, assumes=known[1]))
+            after = exits(part) if certain else (known[0], ())
+            names = tuple(dict.fromkeys(known[1] + after[1])) if after is not None else ()  # (a few: linear)
+            known, block = (after[0], names) if after is not None else None, None
+        elif operator == "&&" and block is not None:
+            block.items.extend(part)
+        else:
+            items.append(new := _Block(list(part), maybe=True))
+            block, certain = new if operator == "&&" and certain else None, False
+    return items
+
+
+# The exit status of the builtins that ignore their arguments; coreutils' false (absent, the shell's 127 fails too:
+# `/bin/true` may be absent, NixOS, and is not read)
+_EXITS = {"true": True, ":": True, "false": False, "/bin/false": False, "/usr/bin/false": False}
+
+
+def exits(part: list[_Item]) -> tuple[bool, tuple[str, ...]] | None:
+    """Whether an and-or part ends with success, known from its words alone (`false`, `command true`, `:`), and the
+    command names that relies on not being functions or aliases (a function may be named `/bin/false`): None when
+    not known (anything with arguments, assignments, redirects or substitutions: `/bin/false --version` succeeds)."""
+    one = part[0] if len(part) == 1 else None
+    if not isinstance(one, _Simple) or one.assigns or one.redirects or one.subs or not 1 <= len(one.words) <= 2:
+        return None
+    *runner, name = one.words
+    if runner not in ([], ["command"], ["builtin"]) or name not in _EXITS or (runner and name.startswith("/")):
+        return None
+    return _EXITS[name], tuple(runner or [name])
 
 
 def sequence(pipelines: list[_Item], operators: list[str]) -> list[_Item]:
