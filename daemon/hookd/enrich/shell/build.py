@@ -247,7 +247,9 @@ class _Builder(BuilderState):
         cwd, slot = where
         self._reader, ledger = [], self.model.ledger
         carried = (ledger.listed, ledger.printing, ledger.trees)
-        items = opened(element.items) if isinstance(element, _Block) and gathers(element) else None
+        items = (
+            opened(element.items) if isinstance(element, _Block) and gathers(element) and not element.repeats else None
+        )
         expand = partial(expand_words, variables=self.state.variables, home=self.home)
         reader = next((k for k, i in enumerate(items) if not setting(i, expand)), None) if items is not None else None
         outer, self._gathering = self._gathering, ((depth, []) if items is not None else None)

@@ -197,8 +197,7 @@ class _Sitter:
 
     def block(self, node: tree_sitter.Node, subshell: bool = False) -> _Block:
         items: list[_Item] = []
-        for child in node.named_children:
-            self.statement(child, items)
+        self.sequence(node, items)  # (a list ended by `&` inside it is a subshell of its own, as at the top)
         return _Block(items, subshell=subshell)
 
     def pipeline(self, node: tree_sitter.Node) -> _Item:
