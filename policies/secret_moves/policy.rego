@@ -16,7 +16,17 @@ routing := {
 deny contains {"id": "secret-moved", "reason": reason} if {
 	input.event == "BeforeTool"
 	some c in input.carried_secrets
+	not c.undecoded
 	reason := sprintf("%s carries a secret that %s holds %s; it must not leave its store", [_tool_name, c.file, _where])
+}
+
+# Past the first MiB of one string the text is searched as written only (decoding more would cost seconds); what an
+# encoding there carries is not known, so it is asked. A model does not write a megabyte in one call's text.
+ask contains {"id": "secret-moved-unread", "reason": reason} if {
+	input.event == "BeforeTool"
+	some c in input.carried_secrets
+	c.undecoded > 0
+	reason := sprintf("%s gives %d characters past the first MiB hookd decodes, and this machine holds secrets; whether an encoding there carries one is not known", [_tool_name, c.undecoded])
 }
 
 _where := "into a file" if input.tool.kind in {"write", "edit"}

@@ -50,6 +50,7 @@ from hookd.dialects.spec import (
     InstallSpec,
     JSONObject,
     Option,
+    SettingsCommand,
     SubAgents,
     Switch,
     system_path,
@@ -391,6 +392,9 @@ SPEC = AgentSpec(
             Option(("--setting-sources",), "scopes"),
         ),
         home_env=("CLAUDE_CODE_MANAGED_SETTINGS_PATH",),
+        # `claude plugin install|enable NAME@MARKETPLACE` writes ~/.claude/plugins and enabledPlugins: the plugin's
+        # hooks run beside hookd's (https://docs.claude.com/en/docs/claude-code/plugins-reference, blind-tamper-17)
+        settings_commands=tuple(SettingsCommand(("plugin", verb), "install") for verb in ("install", "enable")),
     ),
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
     project_dir_env="CLAUDE_PROJECT_DIR",

@@ -46,6 +46,7 @@ from hookd.dialects.spec import (
     InstallSpec,
     JSONObject,
     Option,
+    SettingsCommand,
     SubAgents,
     Switch,
     Trust,
@@ -432,6 +433,8 @@ SPEC = AgentSpec(
         # `--config-dir DIR`: the deprecated option of COPILOT_HOME's meaning (1.0.102 warns "Use the
         # COPILOT_HOME environment variable instead" and reads DIR): proven in tests/e2e/test_switches.py
         unguarded_options=(Option(("--config-dir",)),),
+        # `copilot plugin install SOURCE` puts a plugin, hooks and all, among Copilot's plugins (blind-tamper-17)
+        settings_commands=(SettingsCommand(("plugin", "install"), "install"),),
     ),
     env=("COPILOT_PROJECT_DIR",),
     project_dir_env="COPILOT_PROJECT_DIR",

@@ -38,6 +38,7 @@ from hookd.dialects.common import (
     with_message,
 )
 from hookd.dialects.spec import (
+    MCP_AND_EXTENSION_COMMANDS,
     REASON,
     AgentEvent,
     AgentSpec,
@@ -585,9 +586,8 @@ SPEC = AgentSpec(
         # workspace, GEMINI_CLI_TRUSTED_FOLDERS_PATH moves trustedFolders.json) load a project's own settings
         home_env=("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
         # the built-in `/hooks disable NAME` writes `hooksConfig.disabled` into the settings
-        # (packages/cli/src/ui/commands/hooksCommand.ts); `gemini mcp add NAME CMD` a stdio server
-        # (https://geminicli.com/docs/tools/mcp-server/)
-        settings_commands=(SettingsCommand(("/hooks", "disable"), "slash"), SettingsCommand(("mcp", "add"), "server")),
+        # (packages/cli/src/ui/commands/hooksCommand.ts); `mcp add`, `extensions install`: MCP_AND_EXTENSION_COMMANDS
+        settings_commands=(SettingsCommand(("/hooks", "disable"), "slash"), *MCP_AND_EXTENSION_COMMANDS),
     ),
     env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),
     project_dir_env="GEMINI_PROJECT_DIR",

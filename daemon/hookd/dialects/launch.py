@@ -145,6 +145,8 @@ def _settings_changed(spec: AgentSpec, argv: list[str]) -> str:
             return f"`{said} {argv[n]}` switches hookd's hooks off for every later session"
         elif argv[:n] == words and command.takes == "server" and _local_server(argv[n:]):
             return f"`{said}` stores a command the agent starts itself, outside hookd's hooks"
+        elif argv[:n] == words and command.takes == "install" and any(not w.startswith("-") for w in argv[n:]):
+            return f"`{said}` brings in a plugin or extension whose hooks and settings load beside hookd's"
     return ""
 
 

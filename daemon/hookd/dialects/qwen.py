@@ -28,6 +28,7 @@ from hookd.dialects.common import (
     rewritten_tool_input,
 )
 from hookd.dialects.spec import (
+    MCP_AND_EXTENSION_COMMANDS,
     REASON,
     AgentEvent,
     AgentSpec,
@@ -35,7 +36,6 @@ from hookd.dialects.spec import (
     InstallSpec,
     JSONObject,
     Option,
-    SettingsCommand,
     SubAgents,
     Switch,
     system_path,
@@ -209,7 +209,7 @@ SPEC = AgentSpec(
         run_order=("project", "user", "system"),  # a later hook's nested allow overrides hookd's deny
         # `qwen mcp add [--scope user] NAME CMD` adds a stdio server Qwen starts outside its hooks, as Gemini CLI's
         # (https://qwenlm.github.io/qwen-code-docs/1.x/en/users/mcp/; a URL or `--transport http` is remote)
-        settings_commands=(SettingsCommand(("mcp", "add"), "server"),),
+        settings_commands=MCP_AND_EXTENSION_COMMANDS,
     ),
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
     project_dir_env="QWEN_PROJECT_DIR",

@@ -171,10 +171,21 @@ class SettingsCommand:
     slash command run headless: `gemini -p '/hooks disable hookd'`). `takes`: "feature" the next word names a
     feature switched off (off when `features.<name>` is a hooks_off key); "server" a stdio MCP server is added,
     a command the agent starts itself outside its hooks (a `--` and a command, or a command after the name; not
-    a remote one: a URL, `--url`, a `--transport` of http or sse); "slash" the command itself switches hooks."""
+    a remote one: a URL, `--url`, a `--transport` of http or sse); "slash" the command itself switches hooks;
+    "install" a plugin or extension is installed, linked or enabled into the places that bring in hooks from
+    elsewhere (InstallSpec.bypass: its hooks and settings load beside hookd's, as a file written there would)."""
 
     words: tuple[str, ...]
     takes: str
+
+
+# Gemini CLI's and Qwen Code's shared CLI: `mcp add NAME CMD` stores a stdio server (https://geminicli.com/docs/tools/
+# mcp-server/); `extensions install SOURCE`, `link PATH`, `enable NAME` put an extension, its hooks and settings
+# included, among those the agent loads (https://geminicli.com/docs/extensions/, Qwen's namesake; blind-tamper-17)
+MCP_AND_EXTENSION_COMMANDS = (
+    SettingsCommand(("mcp", "add"), "server"),
+    *(SettingsCommand(("extensions", verb), "install") for verb in ("install", "link", "enable")),
+)
 
 
 @dataclass(frozen=True, slots=True)

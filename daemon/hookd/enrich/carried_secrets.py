@@ -19,9 +19,9 @@ an everyday write does not pay their stats.
 
 Where a text hides it: past any length (a text is read in windows of MAX_TEXT characters, each overlapping the next
 by OVERLAP, and every encoded run of a window is decoded, however many longer runs precede it; past MAX_DECODED
-characters a text is searched as written only), under encodings of encodings (up to MAX_LAYERS, each layer's
-decoded text read again when it is text), written backwards, as an object's key or however deep an argument
-nests (every string of a tool's input is walked, keys too).
+characters a text is searched as written only, and the fact says how many were left so: `undecoded`), under
+encodings of encodings (up to MAX_LAYERS, each layer's decoded text read again when it is text), written backwards,
+as an object's key or however deep an argument nests (every string of a tool's input is walked, keys too).
 
 Bounded: the first holdings.MAX_SNIFF bytes of each store (regular files only, never through a link), the values
 cached by the store's (inode, size, mtime); the decoding work is linear in the MAX_DECODED characters of a text.
@@ -441,9 +441,17 @@ def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
         return []  # a credential store written itself: nothing leaves it
     haystack = "\n".join([d for t in texts for d in _decoded(t)] + rests)
     found = _Haystack(haystack).carried(frozenset().union(*stores.values()))
-    return whole + [
+    held = [
         {"file": path, "values": n} for path, values in stores.items() if (n := sum(1 for v in values if v in found))
     ]
+    return whole + held + _undecoded(rests)
+
+
+def _undecoded(rests: list[str]) -> list[dict[str, JSON]]:
+    """The characters past MAX_DECODED, read as written only: a secret encoded there is not known either way, so
+    the fact says how much was left (policies/secret_moves asks). No model writes a megabyte in one call's text."""
+    left = sum(map(len, rests))
+    return [{"file": "", "values": 0, "undecoded": left}] if left else []
 
 
 class _Haystack:

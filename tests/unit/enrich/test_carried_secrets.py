@@ -17,7 +17,7 @@ import pytest
 from hookd.dialects.registry import AGENTS
 from hookd.enrich.carried_secrets import HOME_STORES, carried_secrets, store_values
 from hookd.enrich.paths import enrich_paths
-from hookd.types import Caller, Deadline, HookRequest
+from hookd.types import JSON, Caller, Deadline, HookRequest
 
 SECRET = "zT4pQ9wLx2Rv7Nk3Hs8Bd1Fg6Jm0Yc5Ae"
 TOKEN = "ghp_Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb"
@@ -43,6 +43,10 @@ def world(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def carried(world: tuple[Path, Path], client: str, tool: str, tool_input: dict[str, Any]) -> list[str]:
+    return sorted(str(c["file"]).rpartition("/")[2] for c in carried_facts(world, client, tool, tool_input))
+
+
+def carried_facts(world: tuple[Path, Path], client: str, tool: str, tool_input: dict[str, Any]) -> list[JSON]:
     home, proj = world
     event = next(e.name for e in AGENTS[client].events if e.event.value == "BeforeTool")
     payload = {
@@ -62,8 +66,7 @@ def carried(world: tuple[Path, Path], client: str, tool: str, tool_input: dict[s
         caller=Caller(uid=1000, gid=1000, pid=1),
         deadline=Deadline.after(5),
     )
-    found = carried_secrets(enrich_paths(AGENTS[client].dialect.parse(request)))
-    return sorted(str(c["file"]).rpartition("/")[2] for c in found)
+    return list(carried_secrets(enrich_paths(AGENTS[client].dialect.parse(request))))
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from hookd.enrich import carried_secrets as cs
-from tests.unit.enrich.test_carried_secrets import SECRET, carried, world
+from hookd.types import JSON
+from tests.unit.enrich.test_carried_secrets import SECRET, carried, carried_facts, world
 
 __all__ = ["world"]  # the fixture, used by name
 
@@ -43,7 +44,6 @@ def _b64(text: str) -> str:
     [
         {"text": "log:\n" + "lorem ipsum dolor sit amet " * 12_000 + f"\nsig {SECRET}"},  # past the first window
         {"text": "log:\n" + "lorem ipsum dolor sit amet " * 12_000 + f"\nsig {_b64('k=' + SECRET)}"},
-        {"text": "x" * 1_100_000 + f" sig {SECRET}"},  # past what is decoded: as written
         {"text": f"hashes: {_decoys(40)} cfg {_b64('x=' + SECRET)}"},  # after longer runs
         {"text": "see metadata", "metadata": {"event_payload": {SECRET: "signing"}}},  # an object's key
         {"text": "see blocks", "metadata": _nested(60, {"text": f"sig {SECRET}"})},  # deeper than 8
@@ -67,6 +67,36 @@ def test_a_secret_hidden_from_a_bounded_search_is_found(tool_input: dict[str, An
 )
 def test_a_look_alike_past_the_bounds_carries_nothing(tool_input: dict[str, Any], world: tuple[Path, Path]) -> None:
     assert _post(tool_input, world) == []
+
+
+@pytest.mark.parametrize(
+    ("rest", "past", "within"),
+    [
+        (f" sig {SECRET}", ["", "credentials"], ["credentials"]),  # as written: found, and the rest still said
+        (f" sig {_b64('k=' + SECRET)}", [""], ["credentials"]),  # encoded: decoded within the bound only
+        (" plain prose " * 4, [""], []),
+    ],
+)
+def test_text_past_what_is_decoded_is_said_as_not_known(
+    rest: str, past: list[str], within: list[str], world: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past MAX_DECODED a text is searched as written only; the fact says how much was left (`undecoded`), so
+    a secret encoded there is asked about (policies/secret_moves), never passed as carrying nothing."""
+    monkeypatch.setattr(cs, "MAX_TEXT", 16 * 1024)
+    monkeypatch.setattr(cs, "OVERLAP", 1024)
+    monkeypatch.setattr(cs, "MAX_DECODED", 32 * 1024)
+    assert _post({"text": "lorem ipsum dolor sit amet " * 1300 + rest}, world) == past
+    assert _post({"text": "lorem ipsum dolor sit amet " * 1100 + rest}, world) == within
+
+
+def test_undecoded_text_counts_its_characters(world: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cs, "MAX_DECODED", 1024)
+    found = _facts({"text": "a" * 1500, "more": "b" * 1030}, world)
+    assert found == [{"file": "", "values": 0, "undecoded": 476 + 6}]
+
+
+def _facts(tool_input: dict[str, Any], world: tuple[Path, Path]) -> list[JSON]:
+    return carried_facts(world, "claude", "mcp__slack__post_message", {"channel_id": "C1", **tool_input})
 
 
 def test_every_string_is_walked_keys_too_in_document_order() -> None:

@@ -158,7 +158,7 @@ def test_a_literal_path_is_judged_where_it_points(tmp_path: Path) -> None:
      ("perl", "remove_tree($ENV{HOME})"), ("perl", "unlink 'a', $ENV{HOME}"),
      ("perl", "use POSIX; POSIX::system('id')"),
      ("ruby", "Pathname.new(Dir.home).rmtree"), ("ruby", "send(:sys' + 'tem', 'id')"),
-     ("awk", 'BEGIN { print "x" > "/home/u/.ss" "h/k" }'), ("awk", 'BEGIN { getline l < ENVIRON["HOME"] }'),
+     ("awk", 'BEGIN { print "x" > "/home/u/.ss" h "/k" }'), ("awk", 'BEGIN { getline l < ENVIRON["HOME"] }'),
      ("php", "$f = 'sys' . 'tem'; $f('id');"), ("php", "array_map('system', ['id']);"), ("php", "('system')('id');"),
      ("php", "include 'x.php';"),
      ("lua", "local x = os.execute; x('id')"), ("lua", '_G["os"]["execute"]("id")'), ("lua", "load(s)()"),
@@ -166,6 +166,15 @@ def test_a_literal_path_is_judged_where_it_points(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_a_file_call_or_construct_not_understood_is_not_followed(lang: str, code: str) -> None:
     assert follow_code(lang, code).known is False
+
+
+def test_awk_joins_adjacent_literals_and_the_homes_environ() -> None:
+    """awk concatenates by juxtaposition (blind-tamper-17): adjacent literals, and ENVIRON["HOME"] before one, are one
+    path, so the write is followed (and judged) rather than asked as code not understood."""
+    written = follow_code("awk", 'BEGIN { print "x" > "/home/u/.ss" "h/k" }')
+    assert written.known is True and written.files == ("tee -- /home/u/.ssh/k",)
+    home = follow_code("awk", 'BEGIN { print "{}" > (ENVIRON["HOME"] "/.factory/settings.json") }')
+    assert home.known is True and home.files == ("tee -- ~/.factory/settings.json",)
 
 
 def test_words_inside_a_string_are_not_calls() -> None:

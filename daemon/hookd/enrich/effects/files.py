@@ -205,6 +205,9 @@ class FileEffects:
         place: Place,
     ) -> None:
         """Each operand by the op its place gives it; chmod's mode word made private marks its changes."""
+        if program.copy_when and program.copy_when <= {o for o, _ in parsed.options} and len(operands) > 1:
+            self._transfer("copy", operands[:-1], [operands[-1]], place, name, True, False)  # `pax -rw F… DIR`
+            return
         if program.empties_in_place and program.writes_operands_in_place(parsed.options, program.empties_in_place):
             for word in operands:  # `truncate -s 0 F`: F's content is lost, a delete of it as shred's
                 self.ledger.add("delete", place(word), name, emptied=True)

@@ -189,6 +189,7 @@ class Program:
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
     pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
+    select_options: frozenset[str] = frozenset()  # `pkill -P PPID`: what it signals is selected by these pids
     pid_changes: frozenset[str] = frozenset()  # `prlimit --pid PID --nofile`: none given a value, it only prints
     reads_memory: bool = False  # `gcore PID`: each process its operands name has its memory read out
     traces_memory: Mapping[str, Any] | None = None  # `strace -p PID`: its data printed (effects/traced.py)
@@ -249,6 +250,7 @@ class Program:
     include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
     stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
     stdin_copies: frozenset[str] = frozenset()  # `cpio -p DIR`: the files stdin names are copied below DIR
+    copy_when: frozenset[str] = frozenset()  # `pax -rw F… DIR`: with all of these, operands copied into the last
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
     code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
     # code_file_options name code only under one of these options (`pygmentize -x -l F.py:Lexer`: -x allows it)

@@ -404,12 +404,11 @@ def _home(node: ast.expr | None) -> str:
     return ""
 
 
-# calls that act on another process, given its pid first: a signal (`os.kill`), its limits (`resource.prlimit`,
-# as `prlimit --pid`), its scheduling or CPUs (`os.sched_setscheduler`, `os.sched_setaffinity`): each is judged as
+# calls that act on another process, given its pid first: a signal (`os.kill`; `os.pidfd_open`, whose descriptor
+# `signal.pidfd_send_signal` signals), its limits (`resource.prlimit`), its scheduling or CPUs: each is judged as
 # `kill PID` is, so a pid the code looked up names the process it acts on
-_ACTS_ON_PID = frozenset(
-    {"os.kill", "os.killpg", "resource.prlimit", "os.sched_setscheduler", "os.sched_setaffinity", "os.sched_setparam"}
-)
+_SCHEDULING = frozenset({"os.sched_setscheduler", "os.sched_setaffinity", "os.sched_setparam"})
+_ACTS_ON_PID = _SCHEDULING | {"os.kill", "os.killpg", "os.pidfd_open", "resource.prlimit"}
 
 
 def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None:

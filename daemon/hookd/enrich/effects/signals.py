@@ -51,6 +51,11 @@ def _signal(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView)
     if program.signal == "pid":
         targets = targets + _pids_after_signal(parsed.spelled)
     regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
+    selectors = _selectors(program, parsed.spelled) if regex and not targets else []
+    if selectors and all(v and not v.strip().isdigit() for v in selectors):
+        for value in selectors:  # `pkill -P "$(cat app.pid)"`: no pattern; the pids that select, judged as kill's
+            _signal_to(ledger, program.name, value, "pid", view, acts="process")
+        return
     for word in targets or [""]:
         target, match = word, "regex" if regex else program.signal
         if (program.signal == "pid" and word == "-1") or (program.signal == "name" and not targets):
@@ -58,6 +63,20 @@ def _signal(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView)
         elif program.signal == "unit" and any(ch in word for ch in "*?["):
             target, match = _unit_glob_regex(word), "regex"  # systemctl matches a unit glob to loaded units
         _signal_to(ledger, program.name, target, match, view)
+
+
+def _selectors(program: Program, spelled: list[str]) -> list[str]:
+    """pkill's -P/-g/-s values as written (`-P V`, `--parent=V`): the parent, group or session of what it signals. A
+    literal number stays every process (the caller sees none of the tree: its parent's pid may be the guard's);
+    read from the words, since `-STOP` is a signal, not a cluster of options."""
+    values: list[str] = []
+    for k, word in enumerate(spelled[1:], start=1):
+        name, eq, value = word.partition("=")
+        if word in program.select_options and k + 1 < len(spelled):
+            values.append(spelled[k + 1])
+        elif eq and name in program.select_options and name.startswith("--"):
+            values.append(value)
+    return values
 
 
 _SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
