@@ -209,6 +209,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         append_options=frozenset(spec.get("append_options", ())),
         in_place_silent=dict(spec.get("in_place_silent", {})),
         sized_by=frozenset(spec.get("sized_by", ())),
+        size_options=frozenset(spec.get("size_options", ())),
         installs_code=tuple(tuple(str(w) for w in words) for words in spec.get("installs_code", ())),
         schedule_inert=frozenset(spec.get("schedule_inert", ())),
         writes_files=tuple(_written(entry) for entry in spec.get("writes_files", ())),

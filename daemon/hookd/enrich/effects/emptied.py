@@ -19,7 +19,9 @@ EMPTY_DEVICES = frozenset(("/dev/null",))  # read as a file, it yields nothing (
 
 def emptied_writes(ledger: Ledger, view: CommandView, start: int) -> None:
     program = catalogue().get(view.name) if view.argv else None
-    if program is None or not (program.passes_input or program.in_place_silent or program.sized_by):
+    if program is None or not (
+        program.passes_input or program.in_place_silent or program.sized_by or program.size_options
+    ):
         return
     parsed = parse(view.argv, program.table)
     options = {option for option, _ in parsed.options}
@@ -40,9 +42,31 @@ def emptied_writes(ledger: Ledger, view: CommandView, start: int) -> None:
         empty = _prints_no_line(program, options, [str(e["code"].get("text", "")) for e in mine if e.get("code")])
     elif program.sized_by and any(o in program.sized_by for o in options):
         empty = bool(reads) and all(is_empty(ledger, p) for p in reads)
+    elif size := next((v for o, v in parsed.options if o in program.size_options and v), None):
+        writes = [e for e in writes if _sized_away(size, str(e["path"]))]
+        empty = True
     for effect in writes if empty else ():
         ledger.add("delete", {"raw": effect.get("raw"), "path": effect["path"]}, program.name, emptied=True)
         ledger.emptied.add(str(effect["path"]))
+
+
+_SIZE = re.compile(r"([-+<>/%]?)\s*([0-9]+)([KMGTPEZYRQ]?)(B|iB)?", re.IGNORECASE)
+
+
+def _sized_away(size: str, path: str) -> bool:
+    """A file there with bytes that `truncate -s SIZE` leaves empty: coreutils' SIZE, its unit a power of 1024 (of
+    1000 with `B`), its prefix `-` (reduce by), `<` (at most), `/` (round down to a multiple), none (set to)."""
+    spec = _SIZE.fullmatch(size.strip())
+    try:
+        now = os.stat(path).st_size if spec and os.path.isfile(path) else 0
+    except (OSError, ValueError):
+        now = 0
+    if not spec or not now:
+        return False
+    sign, digits, unit, kind = spec.groups()
+    power = "KMGTPEZYRQ".index(unit.upper()) + 1 if unit else 0
+    n: int = int(digits) * (1000 if (kind or "").upper() == "B" else 1024) ** power
+    return {"": n == 0, "<": n == 0, "-": n >= now, "/": n > now}.get(str(sign), False)
 
 
 def _prints_no_line(program: Program, options: set[str], codes: list[str]) -> bool:

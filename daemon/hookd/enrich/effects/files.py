@@ -11,6 +11,7 @@ from typing import Any
 from hookd.enrich.effects.catalogue import Program
 from hookd.enrich.effects.fetches import fetch_effects
 from hookd.enrich.effects.filters import mark_names_only
+from hookd.enrich.effects.followed import find_roots, linked_roots
 from hookd.enrich.effects.guessed import may_name_a_file
 from hookd.enrich.effects.landed import landed_files, names_contents
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
@@ -401,15 +402,15 @@ class FileEffects:
             op = option_ops.get(word)
             if op:
                 self.apply(op, place(argv[k + 1]), name, False, view)
-        roots = []
-        for word in argv[1:]:
-            if word.startswith(("-", "(", "!", ")")):
-                break
-            roots.append(word)
+        roots, follows = find_roots(argv)
         deletes = "-delete" in argv
         for root in roots or ["."]:  # a delete of what its tests select below the root (`sweep`)
             extra: dict[str, Any] = {"sweep": True} if deletes else {}
-            self.ledger.add("delete" if deletes else "list", place(root), name, recursive=True, **extra)
+            placed = place(root)
+            self.ledger.add("delete" if deletes else "list", placed, name, recursive=True, **extra)
+            for target in linked_roots(str(placed.get("path") or "")) if follows and deletes else ():
+                unknown = {"raw": root, "path": "", "in_project": False}  # (links past what was walked)
+                self.ledger.add("delete", place(target) if target else unknown, name, recursive=True, **extra)
 
     def unread_words(
         self, argv: list[str], skip: set[str], name: str, place: Place, start: int, *, network: bool

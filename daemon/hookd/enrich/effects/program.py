@@ -213,6 +213,7 @@ class Program:
     append_options: frozenset[str] = frozenset()  # under which it appends what it writes (`tee -a`)
     in_place_silent: Mapping[str, Any] = field(default_factory=dict)  # an in-place edit's code that prints no line
     sized_by: frozenset[str] = frozenset()  # `truncate -r REF`: the files written are sized as what it reads
+    size_options: frozenset[str] = frozenset()  # `truncate -s -1G`: a size (coreutils' SIZE) each file is set to
     installs_code: tuple[tuple[str, ...], ...] = ()  # after these words, what it installs runs when invoked later
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
     # the files it changes whatever its operands (userdel: /etc/passwd, …), after these subcommand words (none: any)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hookd.enrich.effects.archive_members import archive_members
@@ -32,7 +33,8 @@ def tar_effects(model: Ledger, parsed: Parsed, operands: list[str], place: Place
         if archive:
             model.add("read", place(archive), name)
         whole = model.add("write", place(directory or "."), name, recursive=True)
-        for member in operands:  # `tar -C ~ -xf a.tar .codex/hooks.json`: that member lands below DIR
+        new_names = renamed_to(v for o, v in parsed.options if o in ("--transform", "--xform") and v)
+        for member in [*operands, *new_names]:  # `tar -C ~ -xf a.tar .codex/hooks.json`: that member lands below DIR
             model.add("write", place(_below(directory, member)), name, recursive=True, member=True)
         listed = False
         if archive and archive != "-" and not operands:  # `tar -C ~ -xf dots.tar`: every member it holds now
@@ -52,6 +54,20 @@ def tar_effects(model: Ledger, parsed: Parsed, operands: list[str], place: Place
             model.add("write", place(archive), name)
     elif archive:
         model.add("read", place(archive), name)
+
+
+def renamed_to(expressions: Iterable[str]) -> list[str]:
+    """Where `--transform 's,^x/,.git/hooks/,'` puts members: the literal start of each replacement (up to a
+    back-reference), whatever names the archive holds (GNU tar, "Modifying File and Member Names": sed's `s`
+    expressions, any delimiter, several joined by `;`); tar drops a leading `/` as it does from any member."""
+    found = []
+    for text in expressions:
+        for expression in text.split(";"):
+            if len(expression) > 3 and expression[0] == "s":
+                parts = expression[2:].split(expression[1])
+                literal = re.split(r"[\\&]", parts[1])[0].lstrip("/") if len(parts) > 2 else ""
+                found += [literal.rstrip("/")] if literal.rstrip("/") else []
+    return found
 
 
 def _members(operands: list[str], directory: str | None, spelled: list[str]) -> list[str]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
+from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.code_files import files_printed
 from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.listings import loop_listing
@@ -420,8 +421,8 @@ class _Builder(BuilderState):
             command["inline"] = self._code(follow.code, depth, cwd, privileged)
         if stdin is None and origin not in ("none", "text") and reads_code(name, argv):
             self.model.stdin_code(name, origin)
-        if name in ("ln", "cp"):
-            self.state.link(argv, cwd)
+        if (linker := catalogue().get(name)) is not None and (linker.operands == "link" or linker.link_options):
+            self.state.link(argv, cwd, linker.link_options)
         if name in ("cd", "pushd", "popd"):  # a target a substitution prints, put as it (`cd "$(pwd)/src"`)
             meanings = (self._functions, self._aliases, env, self.state.variables)
             self.state.chdir(name, cd_words(argv, cwd, meanings), cwd, env)

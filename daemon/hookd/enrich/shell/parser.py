@@ -5,6 +5,7 @@ converted (`_Convert`) where tree-sitter cannot, and the fallback split when all
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import bashlex
@@ -540,8 +541,9 @@ def _one_line(exc: BaseException) -> str:
     return message[:200]
 
 
-def _parse_uncached(script: str, home: str, level: int = 0) -> tuple[_Block, str | None]:
-    """The tree of one script and the parser's error (None when it parsed). Raises _TooDeep."""
+def _parse_uncached(script: str, home: str, level: int = 0, starred: bool = False) -> tuple[_Block, str | None]:
+    """The tree of one script and the parser's error (None when it parsed); `starred`: its extended patterns were
+    read as `*` already (once: the second reading is the last). Raises _TooDeep."""
     if level > _MAX_NESTING:
         raise _TooDeep
     if not script.strip():
@@ -568,8 +570,21 @@ def _parse_uncached(script: str, home: str, level: int = 0) -> tuple[_Block, str
     except RecursionError:
         raise _TooDeep from None
     except Exception as exc:  # bashlex raises many kinds (ParsingError, NotImplementedError, …)
+        plain = script if starred or "(" not in script else _EXTGLOB.sub(_as_star, script)
+        if plain != script:  # neither parser reads extglob: each group read as `*`, a superset of what it matches
+            return _parse_uncached(plain, home, level, True)
         return _fallback(script, home), _one_line(exc)
     return block, converter.errors[0] if converter.errors else None
+
+
+# bash's extended patterns (`!(cache)`, `*.@(jpg|png)`: "Pattern Matching", shopt extglob) in a word, or as an argument;
+# only names and pattern characters inside, none of zsh's glob qualifiers that run code (`*(e-cmd-)`, `*(+fn)`)
+_EXTGLOB = re.compile(r"(?:(?<=[^\s;&|()<>])|(?<=[^\s;&|()<>][ \t]))[?*+@!]\(([\w.|*?\[\]/-]*)\)")
+_RUNS_CODE = re.compile(r"e\W")
+
+
+def _as_star(group: re.Match[str]) -> str:
+    return group.group(0) if _RUNS_CODE.search(group.group(1)) else "*"
 
 
 def _parse_sitter(script: str, home: str, level: int) -> tuple[_Block, str | None] | None:

@@ -22,6 +22,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hookd.enrich.effects.followed import find_roots
 from hookd.enrich.effects.sends import this_machines_path
 from hookd.enrich.effects.words import system_program
 from hookd.enrich.kernel_code import kernel_code_line
@@ -221,11 +222,7 @@ def _find(argv: list[str]) -> list[Spawn]:
     each start point; and for the start point itself where find selects it (find(1): the start points are
     depth 0): with `-maxdepth 0` only them, else a start point other than `.`/`..` whose name matches and
     that no `-type` other than d or `-mindepth` leaves out (`find build -exec rm -rf {} +` removes build)."""
-    roots = []
-    for arg in argv[1:]:
-        if arg.startswith(("-", "(", "!", ")")):
-            break
-        roots.append(arg)
+    roots = find_roots(argv)[0]
     pattern = "*"
     for k, arg in enumerate(argv):
         if arg in ("-name", "-iname") and k + 1 < len(argv):

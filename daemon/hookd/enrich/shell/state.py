@@ -369,12 +369,14 @@ class LineState:
     # ----------------------------------------------------------------------------------------------
     # Links and directories
 
-    def link(self, argv: list[str], cwd: _Cwd) -> None:
-        """`ln [-s] TARGET [LINK]`, `cp -s/-l`: later paths through LINK are paths under TARGET."""
+    def link(self, argv: list[str], cwd: _Cwd, link_options: frozenset[str] = frozenset()) -> None:
+        """`ln [-s] TARGET [LINK]`, `link`, a copier given one of its `link_options` (`cp -s/-l`): later paths
+        through LINK are paths under TARGET."""
         options = [a for a in argv[1:] if a.startswith("-") and a != "-"]
-        if argv[0].endswith("cp") and not any(("s" in o or "l" in o) and not o.startswith("--") for o in options):
+        short = {o[1] for o in link_options if len(o) == 2}
+        if link_options and not any(o in link_options or (o[1] != "-" and short & set(o[1:])) for o in options):
             return
-        symbolic = any(o == "--symbolic" or (not o.startswith("--") and "s" in o) for o in options)
+        symbolic = any(o.startswith("--symbolic") or (not o.startswith("--") and "s" in o) for o in options)
         found = operands(argv)
         if not found or any(o in ("-t", "--target-directory") or o.startswith("--target") for o in options):
             return
@@ -392,6 +394,8 @@ class LineState:
         return path
 
     def chdir(self, name: str, argv: list[str], cwd: _Cwd, env: dict[str, str]) -> None:
+        if name != "cd" and "-n" in argv[1:]:  # `pushd -n`/`popd -n` change the stack, not the directory
+            return
         targets = [a for a in argv[1:] if a == "-" or not a.startswith(("-", "+"))]
         before = cwd.path if cwd.known else None
         if name == "cd" and targets[:1] == ["-"]:  # `cd -` is `cd "$OLDPWD"`

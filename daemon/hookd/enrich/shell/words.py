@@ -12,6 +12,7 @@ from hookd.enrich.shell.tree import _Decline
 # Words
 
 _META = frozenset(" \t\n|&;()<>")
+_TILDE_STACK = re.compile(r"~([+-]?)(\d*)(?=$|[/ \t\n|&;()<>])")
 _PLAIN = re.compile(r"[^ \t\n|&;()<>\\'\"$`~]+")
 _DQ_PLAIN = re.compile(r"[^\"\\$`]+")
 _ANSI_PLAIN = re.compile(r"[^'\\]+")
@@ -155,10 +156,9 @@ def _match_arithmetic(s: str, i: int) -> int:
 
 
 def _match_close(s: str, i: int) -> int:
-    """`s[i]` is just after `$(`, `<(` or `>(`; returns the index of the `)` that closes it, stepping
-    over quotes, nested substitutions and here-document bodies. Raises _Decline for arithmetic,
-    comments and anything unterminated (`case` patterns mislead it, but then the inside does not
-    parse and the caller declines)."""
+    """`s[i]` is just after `$(`, `<(` or `>(`; returns the index of the `)` that closes it, stepping over quotes,
+    nested substitutions and here-document bodies. Raises _Decline for arithmetic, comments and anything unterminated
+    (`case` patterns mislead it, but then the inside does not parse and the caller declines)."""
     n = len(s)
     depth = 0
     heredocs: list[tuple[str, bool]] = []
@@ -341,11 +341,11 @@ def has_brace_list(text: str) -> bool:
 
 
 def _read_word(s: str, i: int, home: str, subs: list[str] | None = None) -> tuple[str, int]:
-    """Decodes the shell word at `s[i]` up to the next unquoted metacharacter: quote removal, ANSI-C
-    `$'…'`, and a leading `~`, `~/…`, `$HOME` or `${HOME}` expanded to `home`; other `$…` are kept as
-    written, and so are `$(…)` and backticks, whose scripts are added to `subs` (without `subs`, they
-    raise _Decline, as does anything unterminated). An assignment's value (read from after its `=`) and an
-    argument shaped as one expand a `~` there and after each `:` (`dd of=~/f`: bash(1) Tilde Expansion)."""
+    """Decodes the shell word at `s[i]` up to the next unquoted metacharacter: quote removal, ANSI-C `$'…'`, and a
+    leading `~`, `~/…`, `$HOME` or `${HOME}` expanded to `home`; other `$…` are kept as written, and so are `$(…)` and
+    backticks, whose scripts are added to `subs` (without `subs`, they raise _Decline, as does anything unterminated).
+    An assignment's value (read from after its `=`) and an argument shaped as one expand a `~` there and after each `:`
+    (`dd of=~/f`: bash(1) Tilde Expansion)."""
     out: list[str] = []
     n, start = len(s), i
     value = named.end() if (named := _ASSIGN.match(s, i)) else i if s[i - 1 : i] == "=" else -1
@@ -384,22 +384,22 @@ def _read_word(s: str, i: int, home: str, subs: list[str] | None = None) -> tupl
 
 
 def _read_tilde(s: str, i: int, first: bool, out: list[str], home: str) -> int:
-    """`s[i]` is a `~`: `~`, `~/` at the start of a word are the home directory, `~+` and `~-` bash's $PWD and
-    $OLDPWD (the builder puts in what it knows); returns the index after what was read."""
-    after = s[i + 1 : i + 2]
-    then = s[i + 2 : i + 3]
-    if first and after in ("+", "-") and (not then or then == "/" or then in _META):
-        out.append("${PWD}" if after == "+" else "${OLDPWD}")
-        return i + 2
-    out.append(home if first and (not after or after == "/" or after in _META) else "~")
+    """`s[i]` is a `~`: at a word's start `~` and `~/` are the home, `~+`/`~-` $PWD/$OLDPWD, `~N`/`~+N`/`~-N` the
+    directory stack's `${DIRSTACK[N]}` (from its end for `-N`): the builder puts in what it knows (no stack)."""
+    stack = _TILDE_STACK.match(s, i) if first else None
+    if stack and any(stack.groups()):
+        sign, n = stack.groups()
+        entry = f"DIRSTACK[{-int(n) - 1 if sign == '-' else int(n)}]" if n else "OLDPWD" if sign == "-" else "PWD"
+        out.append(f"${{{entry}}}")
+        return stack.end()
+    out.append(home if first and s[i + 1 : i + 2] in ("", "/", *_META) else "~")
     return i + 1
 
 
 def _mark_braces(raw: str, text: str) -> str:
-    """`text` marked for brace expansion when its source `raw` has an unquoted brace list or range. Bash
-    expands braces before anything else, so quoted pieces and expansions inside the list count too
-    (`{cat,"$HOME"/.netrc}`), as long as they hold no brace or comma of their own that the decoded text
-    would take for the list's."""
+    """`text` marked for brace expansion when its source `raw` has an unquoted brace list or range. Bash expands
+    braces before anything else, so quoted pieces and expansions inside the list count too (`{cat,"$HOME"/.netrc}`),
+    as long as they hold no brace or comma of their own that the decoded text would take for the list's."""
     if "{" not in raw or not has_brace_list(raw):
         return text
     if not any(q in raw for q in "'\"\\$`"):
@@ -470,9 +470,9 @@ def _quoted_pieces(raw: str) -> tuple[list[str], str]:
 
 
 def _quoted_ends(raw: str, quote: str) -> list[int]:
-    """For each index of `raw`, where a quoted text whose inside starts there ends (the index of its closing
-    `quote`; -1 when it does not close): inside, a backslash takes the next character with it, except a
-    newline, which ends nothing."""
+    """For each index of `raw`, where a quoted text whose inside starts there ends (the index of its closing `quote`;
+    -1 when it does not close): inside, a backslash takes the next character with it, except a newline, which ends
+    nothing."""
     ends = [-1] * (len(raw) + 2)
     for k in range(len(raw) - 1, -1, -1):
         c = raw[k]
@@ -570,8 +570,8 @@ def _unquote(word: str) -> str:
 
 
 def _scan_substitutions(text: str) -> list[str]:
-    """The scripts of the outermost `$(…)` and backtick substitutions in `text` (a here-document
-    body, a `${…}` parameter); an unterminated one runs to the end of the text."""
+    """The scripts of the outermost `$(…)` and backtick substitutions in `text` (a here-document body, a `${…}`
+    parameter); an unterminated one runs to the end of the text."""
     found: list[str] = []
     n = len(text)
     i = 0
