@@ -216,9 +216,8 @@ class _Builder(BuilderState):
         # a `for` over words whose number is not known (`$(…)`, a glob, `"$@"`: none, or many) repeats as `while` does
         looped = item.binds is not None and binds is item.binds
         counted = not looped or (bool(words) and not any(_dynamic(w) or has_glob(w) for w in words))
-        runs = choices.known_run(item, self._functions, self._aliases, self.state) if item.maybe else None
-        if runs is False:  # `true || X`: judged, sets nothing
-            choices.unrun(self.state, body, cwd)
+        if (runs := choices.known_run(item, self._functions, self._aliases, self.state)) is False:  # `true || X`
+            choices.unrun(self.state, body, cwd)  # (judged, sets nothing)
         elif (item.maybe and runs is None) or item.repeats or not counted:
             first = next((i for i in item.items if not (isinstance(i, _Block) and i.subst)), None)  # (`< <(…)`'s)
             condition = first.words if isinstance(first, _Simple) else []

@@ -154,7 +154,7 @@ def known_run(item: _Block, functions: Collection[str], aliases: Collection[str]
     """Whether an and-or part the tree marked runs for certain (True) or never (False) does so here: each name it
     relies on (`tree.exits`) is no function or alias the line defined, and no code the walk did not read ran in this
     shell (an unread `. FILE`, `enable`: LineState.unread), which may have defined them; else None (may not run)."""
-    if item.runs is None or state.unread or any(n in functions or n in aliases for n in item.assumes):
+    if not item.maybe or item.runs is None or state.unread or any(n in functions or n in aliases for n in item.assumes):
         return None
     return item.runs
 

@@ -109,3 +109,13 @@ def _fallback(script: str, home: str) -> _Block:
     if pipe:
         items.append(pipe[0] if len(pipe) == 1 else _Pipe(list(pipe)))
     return _Block(items)
+
+
+def _heredoc_text(value: object, delimiter: str) -> str | None:
+    """bashlex's here-document value without its closing delimiter line, as the fast path gives it."""
+    if not isinstance(value, str):
+        return None
+    head, _, last = value.rpartition("\n")
+    if last.lstrip("\t") == delimiter:
+        return head + "\n" if head or value.startswith("\n") else ""
+    return value

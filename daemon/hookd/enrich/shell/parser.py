@@ -15,7 +15,7 @@ import bashlex.heredoc
 import bashlex.subst
 
 from hookd.enrich.shell import tree as shell_tree
-from hookd.enrich.shell.fallback import _fallback
+from hookd.enrich.shell.fallback import _fallback, _heredoc_text
 from hookd.enrich.shell.sitter import assigned_text, parse_with_sitter
 from hookd.enrich.shell.tree import _EMPTY, _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _TooDeep, _Unsupported
 from hookd.enrich.shell.words import (
@@ -508,16 +508,6 @@ class _Convert:
         is_path = op != "<<<" and not (op in (">&", "<&") and _FD_DUP.fullmatch(target))
         fd = getattr(node, "input", None)
         return _Redir(op, target, is_path, fd=fd if isinstance(fd, int) else None)
-
-
-def _heredoc_text(value: Any, delimiter: str) -> str | None:
-    """bashlex's here-document value without its closing delimiter line, as the fast path gives it."""
-    if not isinstance(value, str):
-        return None
-    head, _, last = value.rpartition("\n")
-    if last.lstrip("\t") == delimiter:
-        return head + "\n" if head or value.startswith("\n") else ""
-    return value
 
 
 # --------------------------------------------------------------------------------------------------
