@@ -33,6 +33,9 @@ _PATH_WORDS = frozenset({
 })  # fmt: skip
 # Words of an argument's name that make it where a move or copy lands.
 _TO_WORDS = frozenset({"destination", "dest", "dst", "target", "to", "new", "output", "out"})
+# Words of an argument's name that make it a path argument of a tool whose name says it moves or copies: its two
+# ends (`{"from": a, "to": b}`, `oldName`/`newName` of a rename), which name no path in any other tool (a mail's `to`).
+_END_WORDS = frozenset({"from", "to", "old", "new"})
 # Words of a tool's name that say what it does to its paths.
 _DELETE = frozenset({"delete", "remove", "rm", "unlink", "rmdir", "trash", "erase", "purge", "wipe"})
 _MOVE = frozenset({"move", "rename", "mv"})
@@ -132,6 +135,7 @@ class _Found:
     to: set[str]
     options: set[str]  # arguments named for an option holding a path (always written)
     reads: set[str] = field(default_factory=set)  # SQL's files read (`read_text('x')`): read, whatever the tool's name
+    naming: frozenset[str] = _PATH_WORDS  # the words that make an argument a path argument (_END_WORDS too)
 
 
 def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Found) -> None:
@@ -146,7 +150,7 @@ def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Foun
         for key, item in value.items():
             said = words(key)
             inner = f"{arg}.{key}" if arg else key
-            _walk(item, inner, named or bool(said & _PATH_WORDS), to or bool(said & _TO_WORDS), depth + 1, found)
+            _walk(item, inner, named or bool(said & found.naming), to or bool(said & _TO_WORDS), depth + 1, found)
         return
     if isinstance(value, list):
         for item in value:
@@ -235,13 +239,13 @@ def inferred(tool: ToolCall) -> Inferred | None:
     spec = tool.spec
     if spec is None or spec.paths or spec.patches or tool.kind not in (ToolKind.MCP, ToolKind.OTHER):
         return None
-    found = _Found({}, {}, set(), set())
+    op = _op(tool)
+    found = _Found({}, {}, set(), set(), naming=_PATH_WORDS | _END_WORDS if op in ("move", "copy") else _PATH_WORDS)
     _walk(dict(tool.input), "", False, False, 0, found)
     _sql_files(tool.input, found)
     args = list(dict.fromkeys([*found.paths, *found.unknown]))
     if not args:
         return None
-    op = _op(tool)
     to = frozenset(a for a in args if a in found.to) if op in ("move", "copy") else frozenset()
     if op == "read" and words(_name(tool)) & _FETCH:  # `get_file`'s `local_file_path`: where the object lands
         to = frozenset(a for a in args if "local" in words(a.rpartition(".")[2]))

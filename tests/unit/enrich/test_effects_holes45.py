@@ -230,7 +230,7 @@ def test_a_find_whose_other_branch_selects_everything_lists_every_name(command: 
     assert str(tmp_path / ".env") in {e["path"] for e in ops(command, tmp_path, "read")}
 
 
-def test_two_narrowed_branches_stay_unknown_not_every_name(tmp_path: Path) -> None:
+def test_two_narrowed_branches_are_their_union_not_every_name(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("KEY=v\n")
     paths = {e["path"] for e in ops("find . -name '*.py' -o -name '*.md' | xargs wc -l", tmp_path, "read")}
     assert str(tmp_path / ".env") not in paths

@@ -430,3 +430,27 @@ def test_a_makefile_is_read_with_its_continuations_and_shell_assignments(makefil
     from hookd.enrich.effects.configtext import makefile_commands
 
     assert recipe in [line.strip() for line in makefile_commands(makefile)]
+
+
+# blind-benign-20: `ssh -G host | awk '/^(hostname|port) /'` was asked, the `|` of its regexp taken for a pipe
+@pytest.mark.parametrize(
+    "code",
+    ["/^(hostname|port) /", "$1 ~ /^(host|port)$/ {print $2}", "/^(user|email)/{print $2}", "/error|warn/",
+     '{print $1 " | " $2}', "# a|b\n{print}", "!/^(#|$)/", "/a\\/b|c/ {n++} END {print n}",
+     '/[|]/ && $2 !~ /x|y/ {print}', 'BEGIN{FS="|"} {print $2}'],
+)  # fmt: skip
+def test_awks_strings_regexps_and_comments_are_text(code: str) -> None:
+    assert follow_code("awk", code).known is True
+
+
+# ... but only where awk reads them so, and gawk's directives, indirect calls and ARGV still reach the system
+@pytest.mark.parametrize(
+    "code",
+    ["BEGIN { x = 4 / 2; system(c); y = 1 / 2 }", '/[/"]/ ; BEGIN{system(c)} ; x = "/"',
+     'BEGIN{print /"/ ; system(c) ; x = "a/" ; y = ""}', '# say "hi\n{ system(c) }',
+     '/[[:alpha:]/"]/ ; BEGIN{system(c)} ; x = "/"', "x = 1 \\\n/ 2 ; system(c) ; y = b /",
+     '/a|b/ {print $0 | cmd}', 'BEGIN{f="system"; @f(c)}', '@load "x"',
+     'BEGIN{ARGV[1]="/home/u/.ssh/id_rsa"; ARGC=2} {print}', 'BEGIN{cmd | getline d}'],
+)  # fmt: skip
+def test_awk_code_outside_its_literals_still_reaches(code: str) -> None:
+    assert follow_code("awk", code).known is False

@@ -31,7 +31,8 @@ def world(proj: Path) -> Path:
         (["find", ".", "-path", "*.en[v]"], "./**/*.en[v]"),
         (["find", ".", "-ipath", "*/config/PROD.ENV"], "./**/[pP][rR][oO][dD].[eE][nN][vV]"),
         (["find", ".", "-type", "f", "-name", "*.log", "-print0"], "./**/*.log"),
-        (["find", ".", "-name", "x", "-o", "-name", "y"], None),  # an `-o`: not read
+        (["find", ".", "-name", "x", "-o", "-name", "y"], "./**/{x,y}"),  # an `-o`: the union (holes46)
+        (["find", ".", "-name", "x", "-o", "-name", "{a,b}"], None),  # a braced pattern in a union: not read
         (["find", ".", "-path", "*/a*/b*"], None),  # a path pattern past its last segment: not read
         (["find", ".", "-type", "f"], None),  # no name test: it selects nothing by name (what it prints: below)
         # each test holds of what it selects, whatever their order: the name its last segment, the path's on the way

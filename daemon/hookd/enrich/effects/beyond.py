@@ -334,13 +334,27 @@ _GREP_FLAGS = re.compile(r"-[iEGs]+|--(?:ignore-case|extended-regexp|basic-regex
 _NAME = r"[A-Za-z0-9_]*"
 # `^NAME=`, `^(A|B)_proxy=`: the variables whose whole names the pattern spells, each up to its `=`
 _NAMES_PATTERN = re.compile(rf"\^({_NAME})(?:\(({_NAME}(?:\|{_NAME})*)\)({_NAME}))?=")
+_WORD = re.compile(r"[A-Za-z_]+")  # a part of a name, held by a credential's value only by chance when it holds
+# a word of four letters or more
+
+
+def _plain_word(pattern: str) -> bool:
+    """Whether `pattern` is a part of a name holding a word of plain settings' names (`proxy`, `HTTPS_PROXY`) and no
+    word that says a credential is there."""
+    words = set(pattern.lower().split("_"))
+    return bool(
+        _WORD.fullmatch(pattern)
+        and words & catalogue().plain_environment
+        and not _SECRET_VARIABLE.search(pattern.upper())
+    )
 
 
 def filtered_environment(ledger: Ledger, argv: list[str], view: CommandView) -> bool:
     """`env | grep -E '^(http|https|no)_proxy='`: the whole environment the command before printed goes through a
     pipe into grep, which prints only the variables whose whole names its anchored pattern spells (each ended by its
-    `=`): judged as printing those (`printenv NAME`: a name that says it holds a credential is asked). A prefix
-    (`^NODE_ENV`: whatever extends it), another option (`-v`, `-A 3`) or a file operand leaves the whole of it."""
+    `=`): judged as printing those (`printenv NAME`: a name that says it holds a credential is asked), and so a word
+    of plain settings' names (`grep -i proxy`: the catalogue's `plain_environment`). A prefix (`^NODE_ENV`: whatever
+    extends it), another word, option (`-v`, `-A 3`) or a file operand leaves the whole of it."""
     whole = [e for e in ledger.printed if e.get("variables") == []]
     if not whole or view.stdin in ("", "none") or view.stdin_text is not None or view.name not in ("grep", "egrep"):
         return False
@@ -348,11 +362,15 @@ def filtered_environment(ledger: Ledger, argv: list[str], view: CommandView) -> 
     flags = [w for w in words if w.startswith("-")]
     if len(words) - len(flags) != 1 or not all(_GREP_FLAGS.fullmatch(w) for w in flags):
         return False
-    found = _NAMES_PATTERN.fullmatch(words[-1] if not words[-1].startswith("-") else "")
-    if found is None or (found.group(2) is not None and view.name != "egrep" and not any("E" in w for w in flags)):
+    pattern = words[-1] if not words[-1].startswith("-") else ""
+    found = _NAMES_PATTERN.fullmatch(pattern)
+    if _plain_word(pattern):  # (`grep -i proxy`: the settings whose names hold a word of plain settings' names)
+        names: list[str] = []
+    elif found is None or (found.group(2) is not None and view.name != "egrep" and not any("E" in w for w in flags)):
         return False
-    head, alternatives, tail = found.group(1), found.group(2), found.group(3) or ""
-    names = [head + a + tail for a in alternatives.split("|")] if alternatives is not None else [head]
+    else:
+        head, alternatives, tail = found.group(1), found.group(2), found.group(3) or ""
+        names = [head + a + tail for a in alternatives.split("|")] if alternatives is not None else [head]
     secret = [n.upper() for n in names if _SECRET_VARIABLE.fullmatch(n.upper())]
     for effect in whole:
         effect["variables"] = secret

@@ -342,7 +342,8 @@ class Catalogue:
         "environment",
         "forge_apis", "git", "guarded_names", "host_environment", "instruction_files", "languages", "member_files",
         "metadata_hosts",
-        "metadata_local", "pid_lookups", "power_files", "prefixes", "process_files", "program_configs", "runs_later",
+        "metadata_local", "pid_lookups", "plain_environment",
+        "power_files", "prefixes", "process_files", "program_configs", "runs_later",
         "search_paths", "settings_files", "signal_files", "startup_files", "system_programs")  # fmt: skip
 
     def __init__(
@@ -386,6 +387,7 @@ class Catalogue:
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
+        self.plain_environment = frozenset(own.get("plain_environment", {}).get("words", ()))  # proxy, lang, …
         self.command_directives = frozenset(own.get("command_directives", {}).get("words", ()))  # a Dockerfile's RUN
         bins = own.get("bin_dirs", {})
         self.bin_dirs = (tuple(bins.get("home", ())), tuple(bins.get("system", ())))  # (home-relative, absolute)

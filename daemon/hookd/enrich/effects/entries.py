@@ -257,7 +257,8 @@ def command_named(word: str, program: Program) -> str:
 def unit_files_written(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
     """`systemctl [--user] edit UNIT` writes the unit's drop-in (`override.conf`, `--drop-in=NAME`; `--full`: the
     unit file itself) whatever editor it runs; `systemctl link PATH` puts a link to PATH, under PATH's name, in the
-    manager's unit directory (systemctl(1)). The directory: the user manager's with `--user`, `/etc/systemd/user`
+    manager's unit directory (systemctl(1)), and so does `enable PATH`/`reenable PATH` (`path-link`: a unit named
+    by a path, not by its name). The directory: the user manager's with `--user`, `/etc/systemd/user`
     with `--global`, the system's otherwise; `--runtime`'s under /run is not known here."""
     verb = parsed.operands[0] if parsed.operands else ""
     kind = program.unit_files.get(verb)
@@ -269,7 +270,9 @@ def unit_files_written(ledger: Ledger, program: Program, parsed: Parsed, place: 
         directory = ledger.home + "/.config/systemd/user"
     for word in parsed.operands[1:]:
         name = word.rstrip("/").rpartition("/")[2]
-        if kind == "link":
+        if kind == "path-link" and "/" not in word:  # (`enable x.service`: a unit by name, no file put anywhere)
+            continue
+        if kind in ("link", "path-link"):
             ledger.add("link", place(word), program.name, to=place(f"{directory}/{name}"))
             continue
         unit = name if "." in name else f"{name}.service"

@@ -91,6 +91,7 @@ class _Language:
     argv_runs: tuple[re.Pattern[str], ...] = ()  # a program run with literal arguments: groups `items`, `prog`
     bindings: tuple[re.Pattern[str], ...] = ()  # a name bound to a string literal: groups `var`, `value`
     signals: tuple[re.Pattern[str], ...] = ()  # a signal sent to a process: groups `pid` (an expression), `sig`
+    tokens: re.Pattern[str] | None = None  # one token of a lexer that reads all the code: group `code` is code
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -144,6 +145,7 @@ def _language(lang: str) -> _Language | None:
         argv_runs=tuple(re.compile(pattern) for pattern in spec.get("argv_runs", ())),
         bindings=tuple(re.compile(pattern) for pattern in spec.get("bindings", ())),
         signals=tuple(re.compile(pattern) for pattern in spec.get("signals", ())),
+        tokens=re.compile(spec["tokens"]) if "tokens" in spec else None,
     )
 
 
@@ -189,12 +191,28 @@ def follow_code(lang: str, text: str) -> Followed:
         rest = call.pattern.sub(" ", rest)
     for pattern in (*language.names_only, *language.environment):  # followed: given as `printenv VAR` above
         rest = pattern.sub(" ", rest)
+    rest = _literals_emptied(language.tokens, rest)  # (awk's `/a|b/` holds no pipe)
     if language.strings is not None:  # (what a string holds runs only through a construct or call outside it)
         rest = language.strings.sub('""', rest)
     known = (language.reaches is None or language.reaches.search(rest) is None) and _calls_pure(language, rest)
     # (each file once: the lexers' readings of one text are joined, so a construct outside every comment is in each)
     files = list(dict.fromkeys(files))
     return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=(*files, *environment))
+
+
+def _literals_emptied(tokens: re.Pattern[str] | None, text: str) -> str:
+    """`text` with every token but code (strings, regular expression constants, comments) emptied, when the
+    language's lexer (`tokens`) reads all of it; else as it is: a lexer that lost its place (a `/` that may divide)
+    could take code for text."""
+    out: list[str] = []
+    pos = 0
+    while tokens is not None and pos < len(text):
+        token = tokens.match(text, pos)
+        if token is None:
+            return text
+        out.append(token.group() if token.group("code") is not None else '""')
+        pos = token.end()
+    return "".join(out) if tokens is not None else text
 
 
 UNKNOWN_PID = "${inline_pid}"  # a pid the code computes from what hookd does not follow (an argument, a value)

@@ -22,13 +22,13 @@ from hookd.enrich.shell import state as shell_state
 from hookd.enrich.shell.builder_state import BuilderState
 from hookd.enrich.shell.evaluated import evaluated_values, evaluated_words
 from hookd.enrich.shell.expand import expand_words, expanded_text
-from hookd.enrich.shell.fallback import _fallback
+from hookd.enrich.shell.fallback import _fallback, _reads_duplicate
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.line_builtins import _COPROC_DESCRIPTORS
 from hookd.enrich.shell.outputs import cd_words, unmarked
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned
-from hookd.enrich.shell.searches import listed_words, loop_selects, search_word, searched_operands
+from hookd.enrich.shell.searches import fed_searches, listed_words, loop_selects, search_word, searched_operands
 from hookd.enrich.shell.state import _Cwd
 from hookd.enrich.shell.stdin import (
     descriptor_script,
@@ -343,7 +343,13 @@ class _Builder(BuilderState):
             cwd = cwd.copy()
             self.state.chdir("cd", ["cd", env.pop(CHDIR)], cwd, env)
         if "xargs" in wrappers:
-            argv, wrappers = xargs_run(words, argv, wrappers, env, (stdin, self._search_fed))
+            argv, wrappers = xargs_run(  # its items: the pipe's, or `-a FILE`'s, and the search that feeds it
+                words,
+                argv,
+                wrappers,
+                env,
+                (self._xargs_items(words, redirects, cwd, stdin), fed_searches(self._search_fed)),
+            )
             stdin = None  # xargs read the pipe; what it runs reads /dev/null (xargs(1))
         found = searched_operands(argv, self.home)
         self._searched.update(found)
@@ -587,12 +593,6 @@ class _Builder(BuilderState):
 _FD_NAME = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}$")  # `exec {fd}<<<…`: bash picks the number
 # `BASH_ALIASES[w]='rm -rf'`, `BASH_CMDS[ls]=/bin/rm`: an alias, a hashed program, set as an array element
 _REBOUND = re.compile(r"^(BASH_ALIASES|BASH_CMDS)\[['\"]?([^\]'\"]+)['\"]?\]=(.*)$", re.S)
-
-
-def _reads_duplicate(simple: _Simple) -> bool:
-    """Its stdin is another of its descriptors duplicated (`0>&1`, `0<&2`, `<&1`)."""
-    return any(r.op in ("<&", ">&") and r.fd in (0, None) and r.target in ("1", "2") for r in simple.redirects)
-
 
 _PROMPT_EXPANDED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}")  # `${x@P}`: x expanded as a prompt
 _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")

@@ -13,7 +13,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import Ledger
 from hookd.enrich.effects.listings import loop_listing
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
-from hookd.enrich.patches import PatchReads
+from hookd.enrich.patches import PatchReads, patch_file_text
 from hookd.enrich.paths import expand_tilde, has_glob
 from hookd.enrich.shell import state as shell_state
 from hookd.enrich.shell import traps
@@ -22,7 +22,7 @@ from hookd.enrich.shell.held_text import with_held_texts
 from hookd.enrich.shell.line_builtins import line_builtin
 from hookd.enrich.shell.namerefs import declare_references, targets_too
 from hookd.enrich.shell.outputs import placed_output, printed_directory
-from hookd.enrich.shell.runners import XARGS_INPUT, handed
+from hookd.enrich.shell.runners import XARGS_INPUT, handed, xargs_arg_file
 from hookd.enrich.shell.searches import loop_selects, searched
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.stdin import (
@@ -66,6 +66,25 @@ class BuilderState:
         self._reader: list[str] = []  # the words of the command that read a piped group's input
         self._traps: list[traps.Trap] = []  # the traps set so far, walked again as what they read changes
         self._in_trap = False
+
+    def _xargs_items(
+        self, words: list[str], redirects: list[dict[str, Any]], cwd: _Cwd, stdin: str | None
+    ) -> str | None:
+        """The text xargs reads its items from: the pipe's (`stdin`), else none where the command before listed
+        (the ledger's listing is the names), else the file's (`-a FILE`, `--arg-file=FILE`, else `< FILE`): what
+        the line wrote there, else the disk's (a regular file, bounded as a patch file is); None where it is not
+        known (the line made it unseen, it cannot be read whole): the items are then known only at run time."""
+        if stdin is not None or self.model.ledger.previous:
+            return stdin
+        named = xargs_arg_file(words)
+        if named is not None:
+            path = str(self.state.place(named, cwd)["path"]) if not _dynamic(named) else ""
+        else:
+            path = next((str(r["path"] or "") for r in reversed(redirects) if r["op"] == "<"), "")
+        ledger = self.model.ledger
+        if not path or path in ledger.produced:
+            return ledger.contents.get(path) if path else None
+        return patch_file_text(path, self._patch_reads)
 
     def fail(self, message: str) -> None:
         self.error = message if self.error is None else self.error

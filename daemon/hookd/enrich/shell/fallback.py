@@ -119,3 +119,8 @@ def _heredoc_text(value: object, delimiter: str) -> str | None:
     if last.lstrip("\t") == delimiter:
         return head + "\n" if head or value.startswith("\n") else ""
     return value
+
+
+def _reads_duplicate(simple: _Simple) -> bool:
+    """Its stdin is another of its descriptors duplicated (`0>&1`, `0<&2`, `<&1`)."""
+    return any(r.op in ("<&", ">&") and r.fd in (0, None) and r.target in ("1", "2") for r in simple.redirects)

@@ -29,7 +29,7 @@ from hookd.enrich.kernel_code import kernel_code_line
 from hookd.enrich.shell.containers import container_spawns, engine_api_spawns, engine_subcommand
 from hookd.enrich.shell.dbus_calls import CLIENTS as DBUS_CLIENTS
 from hookd.enrich.shell.dbus_calls import systemctl_calls
-from hookd.enrich.shell.searches import searched_name, selection
+from hookd.enrich.shell.searches import alternatives, searched_name, selection
 from hookd.enrich.shell.tree import Spawn, _Item, _Simple
 
 XARGS_INPUT = "${xargs_input}"
@@ -229,19 +229,19 @@ def _find(argv: list[str]) -> list[Spawn]:
             pattern = searched_name(arg, argv[k + 1]) or argv[k + 1]
     first = next((k for k, w in enumerate(argv) if w in _FIND_EXEC), len(argv))
     chosen = selection(["find", *argv[1:first]])  # its tests read whole (`-iname`, `-path '*.env'`), when they are
-    selects = chosen or ""
     only_starts = _find_value(argv, "-maxdepth") == "0"
     starts_too = only_starts or (
         _find_value(argv, "-mindepth") in (None, "0") and _find_value(argv, "-type") in (None, "d")
     )
     stand_ins: list[tuple[str, bool]] = []  # (what `{}` is, whether it stands for a search's selection)
+    selected = alternatives(chosen) if chosen is not None else []  # (each pattern of a union: a `{}` of its own)
     for n, root in enumerate(roots or ["."]):
         name = root.rstrip("/").rsplit("/", 1)[-1]
         if starts_too and (only_starts or (name not in ("", ".", "..") and fnmatch.fnmatchcase(name, pattern))):
             stand_ins.append((root, False))  # the start point itself: that path, no selection below it
         if not only_starts:
             below = f"{root.rstrip('/') or '/'}/{pattern}" if pattern == "*" else f"{root.rstrip('/')}/**/{pattern}"
-            stand_ins.append((chosen if chosen is not None and n == 0 else below, True))
+            stand_ins.extend((s, True) for s in (selected if selected and n == 0 else [below]))
     spawns = []
     k = 0
     while k < len(argv):
@@ -250,7 +250,9 @@ def _find(argv: list[str]) -> list[Spawn]:
             for found, sweeps in stand_ins:
                 command = [found if w == "{}" else w.replace("{}", found) for w in argv[k + 1 : end]]
                 if command:
-                    spawns.append(Spawn(command, "find", sweep=sweeps, selects=selects if sweeps else ""))
+                    spawns.append(
+                        Spawn(command, "find", sweep=sweeps, selects=found if sweeps and found in selected else "")
+                    )
             k = end
         k += 1
     return spawns
@@ -407,11 +409,13 @@ def _fill_raw(template: str, fill: Callable[[re.Match[str]], str]) -> str:
     return "".join(out)
 
 
-def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None, search: str | None = None) -> list[str]:
+def xargs_operands(
+    words: list[str], argv: list[str], stdin: str | None = None, search: tuple[str, ...] = ()
+) -> list[str]:
     """The command xargs runs, with its operands from stdin: the items of `stdin` when the line shows them
     (`echo a b | xargs rm`; split at NULs with `-0`/`--null`, at the `-d` delimiter, else at blanks), else
     XARGS_INPUT; in place of the -I token (its first item), else appended. Appended, `search` too: the
-    substitution of the search that feeds it (`find . -name .env | xargs cat`, search_word)."""
+    substitutions of the search that feeds it (`find . -name .env | xargs cat`, searches.fed_searches)."""
     token = None
     delimiter: str | None = None  # None: blanks and newlines (GNU xargs' default)
     start = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "xargs"), 0)  # not `env -i`'s words
@@ -441,9 +445,30 @@ def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None, 
         return [w.replace(token, line) for w in argv]
     if not argv:
         return argv
-    return [*argv, *given] if given else [*argv, XARGS_INPUT, *([search] if search else [])]
+    return [*argv, *given] if given else [*argv, XARGS_INPUT, *search]
 
 
+def xargs_arg_file(words: list[str]) -> str | None:
+    """The file xargs reads its items from (`-a FILE`, `-aFILE`, `--arg-file[=]FILE` or an abbreviation of it as GNU
+    getopt takes one: `--arg=FILE`), None when it reads stdin; the words from xargs on, up to the command."""
+    start = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "xargs"), len(words))
+    for k, word in enumerate(words[start + 1 :], start + 1):
+        name, equals, value = word.partition("=")
+        if word == "-a" or (len(name) > 3 and "--arg-file".startswith(name) and not equals):
+            return words[k + 1] if k + 1 < len(words) else None
+        if word.startswith("-a") and not word.startswith("--"):
+            return word[2:]
+        if len(name) > 3 and "--arg-file".startswith(name):
+            return value
+        if not word.startswith("-") and words[k - 1] not in _XARGS_VALUED:
+            return None
+    return None
+
+
+_XARGS_VALUED = frozenset(
+    {"-d", "-E", "-I", "-L", "-n", "-P", "-s", "--delimiter", "--max-args", "--max-procs", "--max-chars",
+     "--process-slot-var"}
+)  # fmt: skip
 _XARGS_FLAGS = re.compile(r"-[0rtpx]+")  # xargs' short options that take no value, in a cluster
 
 

@@ -10,6 +10,7 @@ import shlex
 from functools import lru_cache
 from typing import Any, Protocol
 
+from hookd.enrich.braces import expand_braces
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.listings import listing_find
 
@@ -57,20 +58,24 @@ def _listers() -> tuple[str, ...]:
 
 
 def selection(argv: list[str], *, every: bool = False) -> str | None:
-    """What `find ARGV…` selects, read from its words (see `searched`): ROOT/**/PAT, or None; with `every`, ROOT/**/*
-    where no test narrows the names (what it prints: -exec's `{}` stands for the root's entries, runners.py)."""
+    """What `find ARGV…` selects, read from its words (see `searched`): ROOT/**/PAT (ROOT/**/{PAT,PAT2} for a union
+    of narrowed `-o` branches), or None; with `every`, ROOT/**/* where no test narrows the names (what it prints:
+    -exec's `{}` stands for the root's entries, runners.py)."""
     if argv[:1] != ["find"]:
         return None
-    at = next((k for k, w in enumerate(argv[1:], start=1) if w.startswith("-")), len(argv))
+    at = next((k for k, w in enumerate(argv[1:], start=1) if w.startswith("-") or w in ("(", "!")), len(argv))
     roots: list[str] = argv[1:at]
     names: list[str] = []  # of the name tests (`-name`, `-iname`): the last segment of each path selected
     paths: list[str] = []  # of the path tests: a segment somewhere on each path selected
-    branches = [0]  # how many name and path tests each branch of an `-o` holds
+    branches: list[tuple[list[str], list[str]]] = []  # each branch of an `-o`: its name and path tests
     k = at
     while k < len(argv):
         word = argv[k]
         if word in ("-o", "-or"):  # `-name x -o -print`: a branch no name test narrows selects every name
-            branches.append(len(names) + len(paths))
+            branches.append((names, paths))
+            names, paths = [], []
+            k += 1
+        elif word in ("(", ")"):  # `\( -name a -o -name b \)`: the tests besides narrow no name (else over-read)
             k += 1
         elif word == "-printf" and k + 1 < len(argv) and _NAMES_ONLY.fullmatch(argv[k + 1]):
             k += 2  # (`-printf '%p\n'` prints the names as `-print` does)
@@ -84,20 +89,21 @@ def selection(argv: list[str], *, every: bool = False) -> str | None:
             k += 1
         else:
             return None
+    branches.append((names, paths))
     root = roots[0] if len(roots) == 1 else "." if not roots else ""
     if not root or root[0] in "();|&<>!":
         return None
-    counts = [b - a for a, b in zip(branches, [*branches[1:], len(names) + len(paths)], strict=True)]
-    if len(counts) > 1 and min(counts) == 0:
-        names, paths, every = [], [], True  # one branch selects all: what the others narrow is no narrowing
-    elif len(counts) > 1:
-        return None  # a union of narrowed branches is no one pattern: unknown
-    if not (names or paths):  # `find . -type f`: no name test narrows it, every name below ROOT is printed
-        return f"{root.rstrip('/') or '/'}/**/*" if every else None
+    base = f"{root.rstrip('/') or '/'}/**/"
+    if any(not (n or p) for n, p in branches):  # `find . -type f`, or one branch selects all: every name below ROOT
+        return f"{base}*" if every or len(branches) > 1 else None
     # every test holds of what is selected, in whatever order they are written: the name its last segment, a
     # path test's segment on the way (`-path '*hookd*' -name cgroup.freeze`: ROOT/**/*hookd*/**/cgroup.freeze)
-    middle = f"{paths[0]}/**/" if names and paths and paths[0] != names[0] else ""
-    return f"{root.rstrip('/') or '/'}/**/{middle}{(names or paths)[0]}"
+    chosen = list(dict.fromkeys((f"{p[0]}/**/" if n and p and p[0] != n[0] else "") + (n or p)[0] for n, p in branches))
+    if len(chosen) == 1:
+        return base + chosen[0]
+    # a union of narrowed branches (`-name '*.py' -o -name .env`): each alternative of one brace glob, which the
+    # disk is matched on as the shell expands it (hookd.enrich.braces); a pattern that is itself braced is unknown
+    return None if any(c in p for p in chosen for c in "{},") else base + "{" + ",".join(chosen) + "}"
 
 
 # `git ls-files` prints the paths of the working tree's files that its pathspec selects, below the directory it runs
@@ -176,7 +182,7 @@ def searched_operands(argv: list[str], home: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for word in argv[1:] if any(_may_list(w) for w in argv[1:]) else ():
         stand_in = searched(word) if _may_list(word) else None
-        if stand_in is not None:
+        if stand_in is not None and "{" not in stand_in:  # (a union: unknown, its names are several patterns)
             found[word] = home + stand_in[1:] if stand_in.startswith("~/") else stand_in
     return found
 
@@ -226,6 +232,28 @@ def any_case(pattern: str) -> str | None:
         out.append(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() and ch.lower() != ch.upper() else ch)
         k += 1
     return "".join(out)
+
+
+def alternatives(stand_in: str) -> list[str]:
+    """Each pattern a stand-in stands for (`./**/{*.py,.env}`: `./**/*.py`, `./**/.env`): a path is placed per
+    alternative, never as the braced whole (which names no file)."""
+    return expand_braces(stand_in) or [stand_in] if "{" in stand_in else [stand_in]
+
+
+def fed_searches(word: str | None) -> tuple[str, ...]:
+    """What xargs appends for the search that feeds it (`search_word`): the word, or for a union of narrowed
+    branches (`find . -name '*.py' -o -name .env | xargs cat`) one search of ROOT per name it selects; nothing where
+    an alternative is more than a name (its names stay unknown: XARGS_INPUT)."""
+    stand_in = searched(word) if word else None
+    if word is None or stand_in is None or "{" not in stand_in:
+        return (word,) if word else ()
+    found: list[str] = []
+    for alternative in alternatives(stand_in):
+        root, _, name = alternative.partition("/**/")
+        if not name or "/" in name:
+            return ()
+        found.append("$(" + shlex.join(["find", root, "-name", name]) + ")")
+    return tuple(found)
 
 
 def search_word(argv: list[str]) -> str | None:

@@ -14,6 +14,7 @@ from hookd.enrich.effects.words import SHELLS
 from hookd.enrich.shell.fish import fish_as_sh
 from hookd.enrich.shell.runners import xargs_operands
 from hookd.enrich.shell.words import _ASSIGN
+from hookd.enrich.shell.zsh_globs import zsh_text
 
 # --------------------------------------------------------------------------------------------------
 # Wrappers
@@ -353,6 +354,13 @@ def _trap_action(argv: list[str]) -> tuple[str, bool, bool] | None:
     return words[0], True, False
 
 
+def _as_sh(shell: str, text: str) -> str:
+    """A shell's `-c` text as sh's: fish's where it can be spelled so, zsh's with its glob qualifiers read."""
+    if shell == "fish":
+        return fish_as_sh(text) or text
+    return zsh_text(text) if shell == "zsh" else text
+
+
 def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool, list[str] | None] | None:
     """(script, runs in the same shell, runs as root, its positional parameters) for `bash -c`, `eval`, `su -c`
     and `trap` (its action runs later, in this shell: judged as if run here). A shell's `-c SCRIPT NAME ARG…`
@@ -388,8 +396,8 @@ def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool, list[st
             k += 2 if ("o" in arg or "O" in arg) else 1
             continue
         break
-    if has_c and k < len(argv):  # fish's text spelled as sh's where it can be (shell/fish.py)
-        return (fish_as_sh(argv[k]) if name == "fish" else None) or argv[k], False, False, argv[k + 2 :]
+    if has_c and k < len(argv):  # fish's text spelled as sh's where it can be (shell/fish.py), zsh's qualifiers read
+        return _as_sh(name, argv[k]), False, False, argv[k + 2 :]
     return None
 
 
@@ -406,7 +414,7 @@ def xargs_command(words: list[str], env: dict[str, str]) -> list[str] | None:
 
 
 def xargs_run(
-    words: list[str], argv: list[str], wrappers: list[str], env: dict[str, str], fed: tuple[str | None, str | None]
+    words: list[str], argv: list[str], wrappers: list[str], env: dict[str, str], fed: tuple[str | None, tuple[str, ...]]
 ) -> tuple[list[str], list[str]]:
     """The command xargs runs with the items it reads (hookd.enrich.shell.runners.xargs_operands; `fed`: the
     pipe's text and the search that feeds it), and the wrappers: where the items are known, a launcher among
