@@ -22,8 +22,8 @@ from hookd.enrich.shell.analysis import analyse_shell
     ],
 )
 def test_a_pid_off_the_process_table_is_any_process(line: str, proj: Path) -> None:
-    [signal] = ops(line, proj, "signal")
-    assert EVERY_NAME in signal["lookup"]
+    # (a loop over a glob is walked again with its values not known: state44's choices.uncertain)
+    assert any(EVERY_NAME in signal["lookup"] for signal in ops(line, proj, "signal"))
 
 
 def test_a_pid_file_s_pid_looks_up_that_file(proj: Path) -> None:

@@ -45,6 +45,17 @@ def test_a_line_of_more_commands_costs_linearly_more(tmp_path: Path) -> None:
     assert _ratio(line, 20) < BOUND  # 800 words at the most: within the walk's bound (WALK_WORDS)
 
 
+def test_a_line_of_more_variables_with_choices_costs_linearly_more(tmp_path: Path) -> None:
+    """Each `if` leaves its variable two values (choices.py): each command naming it is walked twice, the rest of
+    the line once (a walk of the rest per value would double with each `if`)."""
+
+    def line(n: int) -> Callable[[], object]:
+        text = "; ".join(f'o{i}=build; if [ -n "$C" ]; then o{i}=dist; fi; rm -rf "$o{i}/x"' for i in range(n))
+        return lambda: analysed(text, tmp_path)
+
+    assert _ratio(line, 6) < BOUND  # 4 * 6 commands of 8 words, within the walk's bound
+
+
 def test_an_env_file_of_more_lines_costs_linearly_more(tmp_path: Path) -> None:
     """Both the first test's route and the full analysis of the same write."""
     world = ThrowawayWorld(tmp_path)

@@ -148,3 +148,19 @@ def test_a_redirect_after_a_here_document_is_the_commands() -> None:
         (["cat"], ["EOF", ".env"]),
         (["id"], []),
     ]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "if true; then\nc='rm -rf ~/Documents'; if false; then c=ls; fi; $c\nfi",
+        'if a; then if b; then x=~/Documents; fi; rm -rf "$x"; fi',
+        "if a; then b; elif c; then if d; then x=1; else x=2; fi; rm -rf $x; else e; fi",
+        "( c='rm -rf ~/Documents'; c=ls & $c\n)",  # and `&` inside a subshell: what it ends is a subshell too
+        "f() { c=ls & $c; }; c='rm -rf ~/Documents'; f",
+    ],
+)
+def test_an_if_inside_a_branch_is_a_statement_of_that_branch(script: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tree-sitter read an `if` statement inside a branch as a new branch of the outer `if`: the commands after it
+    went into a block of their own that may not run, so what the branch set before it was not known there."""
+    assert parse_with("tree-sitter", script, monkeypatch) == parse_with("bashlex", script, monkeypatch)

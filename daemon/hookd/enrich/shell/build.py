@@ -16,13 +16,13 @@ from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.listings import loop_listing
 from hookd.enrich.effects.processes import piped_words
 from hookd.enrich.patches import PATCH_PROGRAMS, as_commands, redirected_text, shell_patch
-from hookd.enrich.paths import expand_tilde
+from hookd.enrich.paths import expand_tilde, has_glob
+from hookd.enrich.shell import choices, traps
 from hookd.enrich.shell import state as shell_state
-from hookd.enrich.shell import traps
 from hookd.enrich.shell.builder_state import BuilderState
 from hookd.enrich.shell.evaluated import evaluated_values, evaluated_words
 from hookd.enrich.shell.expand import expand_words, expanded_text
-from hookd.enrich.shell.fallback import _fallback
+from hookd.enrich.shell.fallback import _fallback, _reads_duplicate
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.line_builtins import _COPROC_DESCRIPTORS
 from hookd.enrich.shell.outputs import cd_words, unmarked
@@ -38,6 +38,7 @@ from hookd.enrich.shell.stdin import (
     listed_into,
     printed_text,
     reads_code,
+    set_at_run_time,
     socket_text,
     substituted_script,
 )
@@ -49,6 +50,7 @@ from hookd.enrich.shell.tree import (
     _TooDeep,
     gathers,
     one_command,
+    opened,
     pipes_into_itself,
     with_assigns,
 )
@@ -127,23 +129,23 @@ class _Builder(BuilderState):
         elif isinstance(item, _Pipe):
             number = self._next_pipeline()
             self.state.scope()  # each command of a pipeline runs in a subshell ("Pipelines")
-            stdin: str | None = None
-            origin = "none"
+            piped: tuple[str | None, str] = (None, "none")  # what the next part reads, and its origin
             fed: list[str] = []
             self._search_fed = None
-            for position, element in enumerate(item.elements):
+
+            def part(position: int, element: _Item, here: _Cwd) -> None:
+                nonlocal piped
+                stdin, origin = piped
                 self._printed = None
                 single = one_command(element)  # `(exec X)`, `{ X; }`: X reads the pipe and writes to it
                 if single is not None:
                     self._fed = tuple(fed)
-                    origin = self._simple(
-                        single, depth, cwd.copy(), (number, position), inherited, sudo, stdin, (), origin
-                    )
+                    origin = self._simple(single, depth, here, (number, position), inherited, sudo, stdin, (), origin)
                 else:
                     self._block_fed = tuple(fed)  # `pgrep x | while read p; do kill "$p"; done`
                     self._block_search = self._search_fed  # `find . | while read f`: what it selects
-                    here, piped_in = (cwd.copy(), (number, position)), (stdin, origin, tuple(fed))
-                    gathered, origin = self._gathered(element, depth, here, inherited, sudo, piped_in)
+                    where, piped_in = (here, (number, position)), (stdin, origin, tuple(fed))
+                    gathered, origin = self._gathered(element, depth, where, inherited, sudo, piped_in)
                     self._block_fed, self._block_search = (), None
                 stdin, self._search_fed = (self._printed if single is not None else gathered), None
                 if single is not None or self._reader:
@@ -151,9 +153,16 @@ class _Builder(BuilderState):
                     assigns = {k: unmarked(v) for k, v in single.assigns} if single else {}
                     fed[:] = piped_words(fed, program := _peel(words, assigns)[0])  # past `env -i …`
                     self._search_fed = search_word(program)  # `find . -name .env | xargs cat`
-                if stdin is not None:
-                    origin = "text"
+                piped = (stdin, "text" if stdin is not None else origin)
+
+            for position, element in enumerate(item.elements[:-1]):
+                part(position, element, cwd.copy())
             self.state.restore()
+            # the last part runs in the shell itself under `shopt -s lastpipe` (which the agent's shell may have
+            # set before the line): what it sets and where it goes are not known after it
+            last = len(item.elements) - 1
+            choices.uncertain(self.state, lambda: part(last, item.elements[last], cwd), cwd, False)
+            origin = piped[1]
         else:
             origin = self._block(item, depth, cwd, slot, inherited, sudo)
         return origin
@@ -179,23 +188,47 @@ class _Builder(BuilderState):
             cwd = cwd.copy()
         if item.redirects:
             inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
-        walks: Iterable[None] = (None,)
         binds = item.binds or shell_state.lines_read(self.state, item, cwd, self.model.ledger.contents)  # `< list`
-        if binds is not None:  # `for d in a b; do …`, `while read d`: the body runs with d as each (loop_walks)
-            words = expand_words(list(binds[1]), self.state.variables, self.home)
-            walks = shell_state.loop_walks(self.state, binds[0], words, cwd)
-            if binds is item.binds and listed_words(binds[1]) and loop_listing(self.model.ledger.listed):
-                selects = loop_selects(self.state, binds[1][0], cwd, self.home)  # `for f in $(git ls-files …)`
-                self.model.ledger.read_listing = loop_listing(self.model.ledger.listed, selects)
-                self.state.variables.update(listed_into([binds[0]]))  # each a name it listed, as `… | while read f`
-                walks = (None,)
+        words = expand_words(list(binds[1]), self.state.variables, self.home) if binds is not None else []
         scoped = item.subst or item.subshell  # what it sets stays inside
         self.state.scope(scoped)
-        for _walk in walks:
-            for inner in item.items[1:] if binds is not item.binds else item.items:  # (the `read` done above)
-                origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
+        outputs = [origin]
+
+        listed: list[Any] = []
+        if binds is item.binds and binds and listed_words(binds[1]) and loop_listing(self.model.ledger.listed):
+            selects = loop_selects(self.state, binds[1][0], cwd, self.home)  # `for f in $(git ls-files …)`
+            listed = loop_listing(self.model.ledger.listed, selects)
+
+        piped = list(self.model.ledger.listed)
+
+        def body() -> None:
+            walks: Iterable[None] = (None,)
+            self.model.ledger.listed = list(piped)  # each pass reads what the pipe lists (`ls | while read f`)
+            if listed and binds:  # `for f in $(git ls-files …)`: each a name it listed, as `… | while read f`
+                self.model.ledger.read_listing = list(listed)
+                self.state.variables.update(listed_into([binds[0]]))
+            elif binds is not None:  # `for d in a b; do …`, `while read d`: the body runs with d as each (loop_walks)
+                walks = shell_state.loop_walks(self.state, binds[0], words, cwd)
+            for _walk in walks:
+                for inner in item.items[1:] if binds is not item.binds else item.items:  # (the `read` done above)
+                    outputs.append(self.walk(inner, depth, cwd, slot, inherited, sudo))
+
+        # a `for` over words whose number is not known (`$(…)`, a glob, `"$@"`: none, or many) repeats as `while` does
+        looped = item.binds is not None and binds is item.binds
+        counted = not looped or (bool(words) and not any(_dynamic(w) or has_glob(w) for w in words))
+        if (runs := choices.known_run(item, self._functions, self._aliases, self.state)) is False:  # `true || X`
+            choices.unrun(self.state, body, cwd)  # (judged, sets nothing)
+        elif (item.maybe and runs is None) or item.repeats or not counted:
+            first = next((i for i in item.items if not (isinstance(i, _Block) and i.subst)), None)  # (`< <(…)`'s)
+            condition = first.words if isinstance(first, _Simple) else []
+            getopts = condition[:1] == ["getopts"]  # `while getopts …`
+            read = set_at_run_time("read", condition) if condition[:1] == ["read"] else []  # `… | while read f`:
+            own = (*((binds[0],) if binds else ()), *(("OPTIND",) if getopts else ()), *read)  # set on each pass
+            choices.uncertain(self.state, body, cwd, item.repeats or not counted, own)
+        else:
+            body()
         self.state.restore(scoped)
-        return origin
+        return outputs[-1]
 
     def _gathered(
         self,
@@ -214,7 +247,9 @@ class _Builder(BuilderState):
         cwd, slot = where
         self._reader, ledger = [], self.model.ledger
         carried = (ledger.listed, ledger.printing, ledger.trees)
-        items = element.items if isinstance(element, _Block) and gathers(element) else None
+        items = (
+            opened(element.items) if isinstance(element, _Block) and gathers(element) and not element.repeats else None
+        )
         expand = partial(expand_words, variables=self.state.variables, home=self.home)
         reader = next((k for k, i in enumerate(items) if not setting(i, expand)), None) if items is not None else None
         outer, self._gathering = self._gathering, ((depth, []) if items is not None else None)
@@ -252,7 +287,31 @@ class _Builder(BuilderState):
         runners: tuple[str, ...] = (),
         origin: str = "none",
     ) -> str:
-        """Walks one command; returns what its standard output is (EffectModel's `origin`)."""
+        """Walks one command; returns what its standard output is (EffectModel's `origin`). A command naming a
+        variable that holds one of a few known values (`$out` after an `if` set it) is walked once per value."""
+        walk = partial(self._command, simple, depth, cwd, slot, inherited, sudo, stdin, runners, origin)
+        if not (combos := choices.combinations(self.state, simple)):
+            return walk()
+        fed = self._fed
+
+        def again() -> str:
+            self._fed = fed  # (what the pipe hands it, each time)
+            return walk()
+
+        return choices.each_value(self.state, combos, cwd, again)
+
+    def _command(
+        self,
+        simple: _Simple,
+        depth: int,
+        cwd: _Cwd,
+        slot: tuple[int, int] | None,
+        inherited: list[dict[str, Any]],
+        sudo: bool,
+        stdin: str | None,
+        runners: tuple[str, ...],
+        origin: str,
+    ) -> str:
         slot = slot or (self._next_pipeline(), 0)
         fed, self._fed = self._fed, ()  # (the substitutions walked below have their own)
         env = {key: unmarked(value) for key, value in simple.assigns}
@@ -534,12 +593,6 @@ class _Builder(BuilderState):
 _FD_NAME = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}$")  # `exec {fd}<<<…`: bash picks the number
 # `BASH_ALIASES[w]='rm -rf'`, `BASH_CMDS[ls]=/bin/rm`: an alias, a hashed program, set as an array element
 _REBOUND = re.compile(r"^(BASH_ALIASES|BASH_CMDS)\[['\"]?([^\]'\"]+)['\"]?\]=(.*)$", re.S)
-
-
-def _reads_duplicate(simple: _Simple) -> bool:
-    """Its stdin is another of its descriptors duplicated (`0>&1`, `0<&2`, `<&1`)."""
-    return any(r.op in ("<&", ">&") and r.fd in (0, None) and r.target in ("1", "2") for r in simple.redirects)
-
 
 _PROMPT_EXPANDED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}")  # `${x@P}`: x expanded as a prompt
 _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")

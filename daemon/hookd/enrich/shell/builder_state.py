@@ -126,6 +126,8 @@ class BuilderState:
                     alias, value = definition.split("=", 1)
                     self._aliases[alias] = value  # each later command it starts (`shopt -s expand_aliases`)
                     self._unused_aliases[alias] = (value, depth, cwd.copy(), privileged)
+        if name == "enable" or (name == "alias" and any(map(_dynamic, argv[1:]))):  # `enable -n false`, `alias $a`:
+            self.state.unread = True  # `false` may run a program or an alias; tree.exits' reading is not known
         if name == "hash" and "-p" in argv[1:-2]:  # `hash -p PATH NAME…`: NAME runs PATH (bash(1), hash)
             at = argv.index("-p", 1)
             self._aliases.update(dict.fromkeys(argv[at + 2 :], shlex.quote(argv[at + 1])))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple
+from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, assignment
 from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _NAME
 
 # --------------------------------------------------------------------------------------------------
@@ -75,7 +75,7 @@ def _fallback_simple(tokens: list[str], home: str) -> _Simple | None:
             redirects.append(_Redir(token, target, is_path))
         elif not words and _ASSIGN.match(token):
             name, _, value = token.partition("=")
-            assigns.append((name.rstrip("+"), _expand_home(value, home)))
+            assigns.append(assignment(name, _expand_home(value, home)))
         else:
             words.append(_expand_home(token, home))
     if not (assigns or words or redirects):
@@ -109,3 +109,18 @@ def _fallback(script: str, home: str) -> _Block:
     if pipe:
         items.append(pipe[0] if len(pipe) == 1 else _Pipe(list(pipe)))
     return _Block(items)
+
+
+def _heredoc_text(value: object, delimiter: str) -> str | None:
+    """bashlex's here-document value without its closing delimiter line, as the fast path gives it."""
+    if not isinstance(value, str):
+        return None
+    head, _, last = value.rpartition("\n")
+    if last.lstrip("\t") == delimiter:
+        return head + "\n" if head or value.startswith("\n") else ""
+    return value
+
+
+def _reads_duplicate(simple: _Simple) -> bool:
+    """Its stdin is another of its descriptors duplicated (`0>&1`, `0<&2`, `<&1`)."""
+    return any(r.op in ("<&", ">&") and r.fd in (0, None) and r.target in ("1", "2") for r in simple.redirects)

@@ -68,6 +68,7 @@ def positional_builtin(state: LineState, argv: list[str], cwd: _Cwd) -> None:
         path = state.resolver.absolute(named, cwd.path) if cwd.known and not _dynamic(named) else ""
         if not path or (os.path.lexists(path) and sourced_text(path, state.resolver.project) is None):
             unheld(state.built)
+            state.unread = True  # (and functions, aliases)
             state.variables.clear()  # (a project file it reads, enrich/sourced.py, was walked as the line's own)
         return
     if argv[0] == "shift":

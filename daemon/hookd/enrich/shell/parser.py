@@ -14,7 +14,8 @@ import bashlex.errors
 import bashlex.heredoc
 import bashlex.subst
 
-from hookd.enrich.shell.fallback import _fallback
+from hookd.enrich.shell import tree as shell_tree
+from hookd.enrich.shell.fallback import _fallback, _heredoc_text
 from hookd.enrich.shell.sitter import assigned_text, parse_with_sitter
 from hookd.enrich.shell.tree import _EMPTY, _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _TooDeep, _Unsupported
 from hookd.enrich.shell.words import (
@@ -60,6 +61,7 @@ class _FastParser:
         "i",
         "items",
         "level",
+        "operators",
         "pending",
         "pipe",
         "redirects",
@@ -74,6 +76,7 @@ class _FastParser:
         self.level = level  # how deep in substitutions this script is
         self.i = 0
         self.items: list[_Item] = []
+        self.operators: list[str] = []  # the operator after each of `items` (tree.sequence)
         self.pipe: list[_Item] = []
         self.assigns: list[tuple[str, str]] = []
         self.words: list[str] = []
@@ -111,7 +114,8 @@ class _FastParser:
             raise _Decline  # ends in `|`, `&&` or `||`
         if self.pipe:
             self.items.append(self.pipe[0] if len(self.pipe) == 1 else _Pipe(self.pipe))
-        return _Block(self.items)
+            self.operators.append(";")
+        return _Block(shell_tree.sequence(self.items, self.operators))
 
     def _close_command(self) -> None:
         self.pipe.append(_Simple(self.assigns, self.words, self.redirects, self.subs))
@@ -130,6 +134,7 @@ class _FastParser:
                 self.pending = True
             else:
                 self.items.append(self.pipe[0] if len(self.pipe) == 1 else _Pipe(self.pipe))
+                self.operators.append(op)
                 self.pipe = []
                 self.pending = op in ("&&", "||")
         elif op != "\n":
@@ -200,7 +205,7 @@ class _FastParser:
         if assignment is not None:
             value, self.i = self._operand(assignment.end())
             value = assigned_text(s[assignment.end() : self.i], value)
-            self.assigns.append((assignment.group()[:-1].rstrip("+"), value))
+            self.assigns.append(shell_tree.assignment(assignment.group()[:-1], value))
             return
         text, self.i = self._operand(start)
         if self.i < len(s) and s[self.i] in "<>" and _DIGITS.fullmatch(s, start, self.i):
@@ -288,9 +293,10 @@ class _Convert:
         kind = node.kind
         if kind == "for":
             self._for(node, items)
-        elif kind in ("list", "if", "while", "until"):
-            for part in node.parts:
-                self._item(part, items)
+        elif kind == "list":
+            self._list(node, items)
+        elif kind in ("if", "while", "until"):
+            self._flow(node, items)
         elif kind == "pipeline":
             self._pipeline(node, items)
         elif kind == "command":
@@ -307,6 +313,39 @@ class _Convert:
             items.extend(self._subs(node))
         elif kind not in ("reservedword", "operator", "pipe"):
             raise _Unsupported(kind)
+
+    def _flow(self, node: Any, items: list[_Item]) -> None:
+        """`if`: the condition runs, each branch after `then`, `elif`, `else` may not; `while`, `until`: a loop."""
+        if node.kind != "if":
+            loop: list[_Item] = []
+            for part in node.parts:
+                self._item(part, loop)
+            items.append(_Block(loop, repeats=True))
+            return
+        body = items
+        for part in node.parts:
+            if part.kind == "reservedword" and part.word in ("then", "elif", "else"):
+                body = []
+                items.append(_Block(body, maybe=True))
+            else:
+                self._item(part, body)
+
+    def _list(self, node: Any, items: list[_Item]) -> None:
+        """Commands joined by `&&`, `||`, `;`, `&` (tree.sequence)."""
+        pipelines: list[_Item] = []
+        operators: list[str] = []
+        for part in node.parts:
+            if part.kind == "operator":
+                if pipelines and len(operators) < len(pipelines):
+                    operators.append(part.op)
+                continue
+            inner: list[_Item] = []
+            self._item(part, inner)
+            if len(operators) < len(pipelines):
+                operators.append(";")
+            pipelines.append(inner[0] if len(inner) == 1 else _Block(inner))
+        operators.extend([";"] * (len(pipelines) - len(operators)))
+        items.extend(shell_tree.sequence(pipelines, operators))
 
     def _for(self, node: Any, items: list[_Item]) -> None:
         """`for x in WORDS; do BODY; done`: the substitutions in WORDS, then BODY with x holding every word
@@ -333,10 +372,9 @@ class _Convert:
                 inner: list[_Item] = []
                 self._item(part, inner)
                 elements.append(inner[0] if len(inner) == 1 else _Block(inner))
-        if len(elements) == 1:
-            items.append(elements[0])
-        elif elements:
-            items.append(_Pipe(elements))
+        piped: list[_Item] = elements[:1] if len(elements) == 1 else [_Pipe(elements)] if elements else []
+        negated = any(p.kind == "reservedword" and p.word == "!" for p in node.parts)
+        items.extend([_Block(piped)] if negated else piped)  # `! false`: not its command's status (tree.exits)
 
     def _compound(self, node: Any) -> _Block:
         items: list[_Item] = []
@@ -400,11 +438,11 @@ class _Convert:
             try:
                 value, end = _read_word(raw, match.end(), self.home, [])
                 if end == len(raw):
-                    return match.group()[:-1].rstrip("+"), assigned_text(raw[match.end() :], value)
+                    return shell_tree.assignment(match.group()[:-1], assigned_text(raw[match.end() :], value))
             except _Decline:
                 pass
         name, _, value = str(node.word).partition("=")
-        return name.rstrip("+"), value
+        return shell_tree.assignment(name, value)
 
     def _assign_subs(self, node: Any) -> list[_Block]:
         """The substitutions an assignment's value runs, read from its text as the word reader does (bashlex
@@ -470,16 +508,6 @@ class _Convert:
         is_path = op != "<<<" and not (op in (">&", "<&") and _FD_DUP.fullmatch(target))
         fd = getattr(node, "input", None)
         return _Redir(op, target, is_path, fd=fd if isinstance(fd, int) else None)
-
-
-def _heredoc_text(value: Any, delimiter: str) -> str | None:
-    """bashlex's here-document value without its closing delimiter line, as the fast path gives it."""
-    if not isinstance(value, str):
-        return None
-    head, _, last = value.rpartition("\n")
-    if last.lstrip("\t") == delimiter:
-        return head + "\n" if head or value.startswith("\n") else ""
-    return value
 
 
 # --------------------------------------------------------------------------------------------------

@@ -12,12 +12,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 import tree_sitter
 import tree_sitter_bash
 
 from hookd.enrich.shell.conditions import loop_status
-from hookd.enrich.shell.tree import ARRAY_MARK, _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _Unsupported
+from hookd.enrich.shell.tree import (
+    ARRAY_MARK,
+    _Block,
+    _Decline,
+    _Item,
+    _Pipe,
+    _Redir,
+    _Simple,
+    _Unsupported,
+    and_or,
+    assignment,
+)
 from hookd.enrich.shell.words import (
     _ASSIGN,
     _FD_DUP,
@@ -42,6 +54,8 @@ _WORDS = frozenset(
      "brace_expression"}
 )  # fmt: skip
 _SKIP = frozenset({"comment", "variable_name", "extglob_pattern", "regex", "test_operator"})
+_BRANCHES = frozenset({"if_statement", "elif_clause", "else_clause"})
+_CLAUSES = frozenset({"elif_clause", "else_clause"})  # an `if`'s branches (an `if` in a branch is a statement of it)
 _COMMANDS = frozenset(
     {"declaration_command", "unset_command", "test_command", "variable_assignment", "variable_assignments"}
 )  # read as one command each, their keyword (`export`, `[[`) its first word
@@ -85,7 +99,7 @@ class _Sitter:
     def statement(self, node: tree_sitter.Node, items: list[_Item]) -> None:
         kind = node.type
         if kind in _SEQUENCE:
-            self.sequence(node, items)
+            self.sequence(node, _own_block(items) if kind == "negated_command" else items)
         elif kind == "command":
             items.append(self.simple(node))
         elif kind == "pipeline":
@@ -114,14 +128,48 @@ class _Sitter:
             raise _Unsupported(kind)
 
     def sequence(self, node: tree_sitter.Node, items: list[_Item]) -> None:
-        """Statements run one after the other in the same shell; a loop that starts processes without bound
-        (`_endless_spawning`) as a block that says so."""
-        endless = node.type == "while_statement" and _endless_spawning(node, self.src, self.background)
-        body: list[_Item] = [] if endless else items
-        for child in node.named_children:
-            self.statement(child, body)
-        if endless:
-            items.append(_Block(body, forks=True))
+        """Statements run one after the other in the same shell: one ended by `&` in a subshell of its own, an
+        and-or list's parts and an `if`'s branches as blocks that may not run (tree.and_or), a `while` loop as a
+        block that repeats, one that starts processes without bound (`_endless_spawning`) as a block that says so."""
+        if node.type == "list":
+            self.and_or(node, items)
+            return
+        loop = node.type == "while_statement"
+        endless = loop and _endless_spawning(node, self.src, self.background)
+        top: list[_Item] = [] if loop else items
+        body, start = top, len(top)
+        for child in node.children:
+            if child.type == "&" and start < len(body):
+                body[start:] = [_Block(body[start:], subshell=True)]
+            elif child.type == "then" or (child.type in _CLAUSES and node.type in _BRANCHES):
+                branch = _Block([], maybe=True)  # what follows `then`, an `elif` or an `else`
+                top.append(branch)
+                body = branch.items
+                if child.is_named:
+                    self.statement(child, body)
+            elif child.is_named:
+                start = len(body)
+                self.statement(child, body)
+        if loop:
+            items.append(_Block(top, forks=endless, repeats=True))
+
+    def and_or(self, node: tree_sitter.Node, items: list[_Item]) -> None:
+        """`a && b || c`: tree-sitter nests the list to the left; its parts in order, with the operators between."""
+        spine = [node]
+        while (left := spine[-1].named_children[0] if spine[-1].named_children else None) and left.type == "list":
+            spine.append(left)
+        parts: list[list[_Item]] = []
+        operators: list[str] = []
+        for list_node in reversed(spine):
+            for child in list_node.children:
+                if child.type in ("&&", "||"):
+                    operators.append(child.type)
+                elif child.is_named and child.type != "list" and child.type not in _SKIP:
+                    parts.append([])
+                    self.statement(child, parts[-1])
+        if len(parts) != len(operators) + 1:
+            raise _Unsupported("and-or list")
+        items.extend(and_or([[p[0]] if len(p) == 1 else [_Block(p)] for p in parts], operators))
 
     def loop(self, node: tree_sitter.Node, items: list[_Item]) -> None:
         """`for`/`select`/`case`: the substitutions in the words it goes through, then its body; the variable
@@ -139,14 +187,17 @@ class _Sitter:
                 body: list[_Item] = []
                 self.statement(child, body)
                 binds = (self.text(variable), tuple(values))
-                items.append(_Block(body, binds=binds))
+                items.append(_Block(body, binds=binds, repeats=node.children[0].type == "select"))  # (until `break`)
+            elif child.type == "case_item":  # an arm runs only when its pattern matches
+                arm: list[_Item] = []
+                self.statement(child, arm)
+                items.append(_Block(arm, maybe=True))
             elif child.type not in _SKIP:
                 self.statement(child, items)
 
     def block(self, node: tree_sitter.Node, subshell: bool = False) -> _Block:
         items: list[_Item] = []
-        for child in node.named_children:
-            self.statement(child, items)
+        self.sequence(node, items)  # (a list ended by `&` inside it is a subshell of its own, as at the top)
         return _Block(items, subshell=subshell)
 
     def pipeline(self, node: tree_sitter.Node) -> _Item:
@@ -180,13 +231,8 @@ class _Sitter:
             # tree-sitter hangs `a && b > f` on the whole list; in bash the redirect is the last command's, all
             # of it when that is a compound (`a && while read x; do …; done < f`: the loop's condition reads f)
             inner: list[_Item] = []
-            children = body.named_children if body.type == "list" else [body]
-            for child in children[:-1]:
-                self.statement(child, inner)
-            last: list[_Item] = []
-            self.statement(children[-1], last)
-            inner.extend([_Block(last)] if body.type == "list" and len(last) > 1 else last)
-            inner[-1] = _attach(inner[-1], redirects, subs)
+            self.statement(body, inner)
+            inner = _attach_last(inner, redirects, subs)
             item = inner[0] if len(inner) == 1 else _Block(inner)
         elif body.type == "command":
             item = _attach(self.simple(body), redirects, subs)
@@ -216,7 +262,7 @@ class _Sitter:
                     assigns.append(self.element(child, raw, subs))
                     continue
                 value, found = self.assigned(child, raw, match.end())
-                assigns.append((match.group()[:-1].rstrip("+"), value))
+                assigns.append(assignment(match.group()[:-1], value))
                 subs.extend(found)
                 for part in child.named_children:  # `X=<(cmd)`: bash runs it too
                     if part.type == "process_substitution" and self.text(part)[2:-1].strip():
@@ -370,7 +416,18 @@ def _attach(item: _Item, redirects: list[_Redir], subs: list[_Block]) -> _Item:
         return _Simple(item.assigns, item.words, [*item.redirects, *redirects], [*item.subs, *subs])
     if isinstance(item, _Pipe):
         return _Pipe([*item.elements[:-1], _attach(item.elements[-1], redirects, subs)])
-    return _Block([*subs, *item.items], item.subshell, item.subst, [*item.redirects, *redirects])
+    return replace(item, items=[*subs, *item.items], redirects=[*item.redirects, *redirects])
+
+
+def _attach_last(items: list[_Item], redirects: list[_Redir], subs: list[_Block]) -> list[_Item]:
+    """`items` (an and-or list's: tree.and_or) with `redirects` on the last part that runs, inside the blocks that
+    say it may not run."""
+    last = items[-1]
+    if isinstance(last, _Block) and last.maybe and last.items and not last.redirects:
+        last = replace(last, items=_attach_last(list(last.items), redirects, subs))
+    else:
+        last = _attach(last, redirects, subs)
+    return [*items[:-1], last]
 
 
 _WORD_PIECES = _WORDS | {"command_name"}
@@ -448,6 +505,12 @@ def _arithmetic(text: str, substitution: Callable[[str], _Block]) -> _Item:
     if not assigned:
         return _Block(list(subs))
     return _Simple([(name, "$" + text) for name in sorted(assigned)], [], [], subs)
+
+
+def _own_block(items: list[_Item]) -> list[_Item]:
+    """A block appended to `items`, to put a command in whose exit status is not its own (`! false`: tree.exits)."""
+    items.append(block := _Block([]))
+    return block.items
 
 
 def _endless_spawning(node: tree_sitter.Node, src: bytes, background: _Background) -> bool:

@@ -22,7 +22,7 @@ from hookd.enrich.shell.tree import ARRAY_MARK, _Block, _Redir, _Simple
 from hookd.enrich.shell.words import _FD_DUP, UNSPLIT_MARK, _dynamic, elements_key
 from hookd.enrich.sourced import sourced_text
 
-_POSITIONAL = ("@", "*", "#", elements_key("@"), *(str(n) for n in range(1, 10)))
+POSITIONAL = ("@", "*", "#", elements_key("@"), *(str(n) for n in range(1, 10)))
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a variable's (a command's env also holds `-C`: env's directory)
 
 
@@ -62,15 +62,18 @@ class Journaled(dict[str, str]):
     """Variables whose changes inside a subshell are undone when it ends: each scope notes the value a name had
     before its first change there, so opening and closing one costs what it changed, not what the line set."""
 
-    __slots__ = ("_frames",)
+    __slots__ = ("_frames", "linked")
 
     def __init__(self) -> None:
         super().__init__()
         self._frames: list[dict[str, str | None]] = []
+        self.linked: Journaled | None = None  # the variables' choices (choices.py): a name set or unset has none
 
     def _note(self, key: str) -> None:
         if self._frames and key not in self._frames[-1]:
             self._frames[-1][key] = dict.get(self, key)
+        if self.linked is not None and key in self.linked:
+            del self.linked[key]
 
     def __setitem__(self, key: str, value: str) -> None:
         self._note(key)
@@ -99,9 +102,23 @@ class Journaled(dict[str, str]):
     def clear(self) -> None:
         for key in list(self):
             del self[key]
+        if self.linked is not None:
+            self.linked.clear()
 
     def open(self) -> None:
         self._frames.append({})
+
+    def changes(self) -> list[str]:
+        return list(self._frames[-1])
+
+    def settle(self) -> dict[str, str | None]:
+        """The names changed since the last `open`, each with its value before (kept, the enclosing scope noting
+        them as its own)."""
+        frame = self._frames.pop()
+        if self._frames:
+            for key, value in frame.items():
+                self._frames[-1].setdefault(key, value)
+        return {key: value for key, value in frame.items() if dict.get(self, key) != value}
 
     def close(self) -> None:
         for key, value in self._frames.pop().items():
@@ -130,8 +147,9 @@ class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
     __slots__ = (
-        "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "loop_walks", "mounts", "references",
-        "resolver", "source", "unknown_directories", "variables", "volatile", "walk",
+        "_fresh", "_links", "_locals", "_placed", "built", "choices", "choosing", "exported", "home", "loop_walks",
+        "mounts", "references", "resolver", "source", "unknown_directories", "unread", "variables", "volatile",
+        "walk",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
@@ -145,12 +163,16 @@ class LineState:
         self.references: dict[str, str] = {}  # `declare -n` names: the variable each stands for ("": named at run time)
         self.exported: set[str] = set()  # `export X=…`, `declare -x X`: in the environment of every later command
         self.built = Journaled()  # a variable set when the line runs, as written (`pid=$(pgrep x)`)
+        self.choices = Journaled()  # a variable one of a few known values (choices.py), not in `variables`
+        self.variables.linked = self.choices
+        self.choosing = False  # a command is walked once per value of its variables' choices (choices.each_value)
         self._placed: dict[tuple[str, str], str] = {}
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
         self._locals: list[dict[str, str | None]] = []  # per function call: its `local` names' values before
         self.mounts: tuple[tuple[str, str], ...] = ()  # (inside, host): in a container's command, its bind mounts
         self.unknown_directories: set[str] = set()  # PWD, OLDPWD: unset or read by the line since its last `cd`
+        self.unread = False  # code the walk did not read ran in this shell (`. FILE`, `enable`): names redefined
 
     # ----------------------------------------------------------------------------------------------
     # Words placed as paths
@@ -224,6 +246,7 @@ class LineState:
             assigns = through_references(self, assigns)
         for key, value in assigns:
             unheld(self.built, (key,))  # (set again below when it is quoted text)
+            self.choices.pop(key.split("[", 1)[0], None)
             if key in self.volatile:
                 self.forget([key])
                 continue
@@ -247,10 +270,16 @@ class LineState:
         """Variables (and arrays) set only when the line runs: unknown from here on."""
         self.unknown_directories.update(n for n in names if n in ("PWD", "OLDPWD"))  # not where `cd` went
         unheld(self.built, names)
+        for name in names:
+            self.choices.pop(name, None)
         for key in {k for k in self.variables for n in names if k == n or k.startswith(n + "[")}:
             del self.variables[key]
 
     def _array(self, key: str, inside: str) -> None:
+        appended = f'"${{{key}[@]}}" '  # `a+=(x)` (words.assignment): the elements a has, then x
+        if inside.startswith(appended) and (had := self.variables.get(elements_key(key + "[@]"))) is not None:
+            elements = had.split("\x00") if had else []
+            inside = " ".join(shlex.quote(e) for e in elements) + " " + inside[len(appended) :]
         for name in [k for k in self.variables if k.startswith(key + "[")]:
             del self.variables[name]
         try:
@@ -268,7 +297,7 @@ class LineState:
 
     def positional(self, args: list[str] | None) -> None:
         """`set -- a b`, a function's arguments: `$1`…`$9`, `$@`, `$*`, `$#`; None makes them unknown."""
-        for key in _POSITIONAL:
+        for key in POSITIONAL:
             self.variables.pop(key, None)
         if args is None:
             return
@@ -284,7 +313,7 @@ class LineState:
     def call_frame(self, args: list[str] | None) -> Iterator[None]:
         """A function's body runs with its arguments as the positional parameters (None: not known); the
         caller's come back."""
-        saved = {k: self.variables.get(k) for k in _POSITIONAL}
+        saved = {k: self.variables.get(k) for k in POSITIONAL}
         self.positional(args)
         self._locals.append({})
         try:
@@ -329,13 +358,13 @@ class LineState:
         """A subshell starts (`( … )`, `$( … )`, a pipeline's command): what it assigns, `restore` undoes
         (`export` is kept: judging a later command with more of the environment set only asks more)."""
         if subshell:
-            self.variables.open()
-            self.built.open()
+            for table in (self.variables, self.built, self.choices):
+                table.open()
 
     def restore(self, subshell: bool = True) -> None:
         if subshell:
-            self.variables.close()
-            self.built.close()
+            for table in (self.variables, self.built, self.choices):
+                table.close()
 
     # ----------------------------------------------------------------------------------------------
     # Links and directories

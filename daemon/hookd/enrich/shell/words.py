@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from hookd.enrich.shell.tree import LITERAL_MARK as LITERAL_MARK  # noqa: PLC0414 (re-exported with the marks)
 from hookd.enrich.shell.tree import _Decline
 
 # --------------------------------------------------------------------------------------------------
@@ -498,9 +499,7 @@ def elements_key(name: str) -> str:
     return name + "\x00"
 
 
-# A word whose every `$` and backtick is quoted (`'$x'`, `\$x`, `$'\x24x'`) starts with this mark: it is text,
-# nothing in it is expanded, whatever the line set (`x=b; sh -c 'x=~/D; rm -rf "$x"'` runs `rm -rf ~/D`).
-LITERAL_MARK = "\x00'"
+# (LITERAL_MARK, tree.py: a word whose every `$` and backtick is quoted)
 _LITERAL_SOURCE = re.compile(r"[^\x00].*[$`]|[$`]", re.S)  # holds a `$` or backtick, and no other mark
 
 
