@@ -190,9 +190,11 @@ def test_the_checkout_only_bench_is_not_offered(installed: Installed) -> None:
     assert done.returncode == 2 and "invalid choice: 'bench'" in done.stderr, done.stderr
 
 
-@pytest.mark.timeout(660)  # the whole corpus (about 9,600 cases): 70 s on a quiet 2-core box, 3-4x beside the suite
+# the whole corpus (13,140 cases at 2026-12-07, growing each round): past 600 s beside the suite's workers on a 2-core
+# box; the limit only keeps a stuck run from hanging the suite
+@pytest.mark.timeout(1260)
 def test_default_policy_tests_run_from_the_install(installed: Installed) -> None:
-    done = installed.hookd("test", timeout=600)
+    done = installed.hookd("test", timeout=1200)
     passed = int(done.stdout.strip().splitlines()[-1].split()[0])
     summary = r" passed, 0 failed(, \d+ known gaps)?(, \d+ outside the aims)?$"  # policies/README.md
     assert passed > 100 and re.search(summary, done.stdout.strip()), done.stdout

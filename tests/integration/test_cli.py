@@ -113,9 +113,11 @@ class TestEval:
 
 
 class TestPolicyTests:
-    @pytest.mark.timeout(660)  # the whole corpus (about 9,600 cases): 70 s quiet, 3-4x beside the suite's workers
+    # the whole corpus (13,140 cases at 2026-12-07, growing each round): past 600 s beside the suite's workers on a
+    # 2-core box; the limit only keeps a stuck run from hanging the suite
+    @pytest.mark.timeout(1260)
     def test_default_policies_pass_their_own_tests(self) -> None:
-        result = hookd("test", str(ROOT / "policies"), timeout=600)
+        result = hookd("test", str(ROOT / "policies"), timeout=1200)
         assert result.returncode == 0, result.stdout + result.stderr
         summary = r" passed, 0 failed(, \d+ known gaps)?(, \d+ outside the aims)?$"  # policies/README.md
         assert re.search(summary, result.stdout.strip())
