@@ -339,6 +339,19 @@ _shell_ask contains {"id": "tree-over-home", "reason": reason} if {
 	reason := sprintf("%s writes a whole tree into %s: the names it writes are not on the line, and any startup file, key or agent setting there may be replaced; review what it holds first", [e.program, e.path])
 }
 
+# The same by a tool hookd has no table for (an MCP server's `extract_all` to `~`: enrich/tool_nesting.py marks the
+# write of a directory by a tool whose name says it unpacks as a whole tree written there).
+_tool_more_ask contains {"id": "tree-over-home", "reason": reason} if {
+	input.tool.kind in {"mcp", "other"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
+	e.op == "write"
+	object.get(e, "recursive", false) == true
+	e.path == trim_suffix(input.home, "/")
+	reason := sprintf("%s writes a whole tree into %s: the names it writes come from the archive, and any startup file, key or agent setting there may be replaced; review what it holds first", [_tool_name, e.path])
+}
+
 # `ln -s "$(which poetry)" ~/.local/bin/poetry@local`: a link to what a search-path lookup finds (`installed`) points
 # at an installed program, never at a key, a credential store or a repository's internals, and nothing is written
 # there; a write, delete, move or mode change of it (replacing the program) is still asked above.

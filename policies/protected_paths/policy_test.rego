@@ -677,6 +677,16 @@ test_shell_tree_written_into_the_project_or_one_file_of_the_home_is_not_asked if
 	not "tree-over-home" in {v.id | some v in ask} with input as _t_effects("tar -xf node.tar.xz -C /home", [t])
 }
 
+# An MCP server's unzip into the home itself (blind-tools-21); into the project, or one file of the home, it is not asked
+test_an_mcp_tool_unpacking_into_the_home_is_asked if {
+	home := object.union(_t_mcp("write", "/home/alice"), {"tool": {"name": "mcp__zip__extract_all", "kind": "mcp", "input": {}}})
+	tree := object.union(home, {"effects": [object.union(home.effects[0], {"recursive": true})]})
+	"tree-over-home" in {v.id | some v in ask} with input as tree
+	not "tree-over-home" in {v.id | some v in ask} with input as home
+	build := object.union(_t_mcp("write", "/home/alice/proj/build"), {"tool": {"name": "mcp__zip__extract_all", "kind": "mcp", "input": {}}})
+	not "tree-over-home" in {v.id | some v in ask} with input as object.union(build, {"effects": [object.union(build.effects[0], {"recursive": true})]})
+}
+
 # An archive on disk whose members were read (`listed`): each member is a write of its own, judged by its place
 test_shell_tree_whose_members_were_listed_is_judged_by_each_member if {
 	w := object.union(_t_e("write", "tar", "/home/alice"), {"recursive": true, "class": "home", "listed": true})

@@ -23,6 +23,7 @@ from typing import Any
 from hookd.enrich.config_commands import parsed_settings
 from hookd.enrich.kernel_code import kernel_code_line
 from hookd.enrich.sql_comments import uncommented
+from hookd.enrich.tool_nesting import expanded, unglued
 from hookd.types import JSON, ToolCall, ToolKind, ToolSpec
 
 # Words of an argument's name (snake, kebab or camel case) that make it a path argument.
@@ -115,7 +116,7 @@ def _name(tool: ToolCall) -> str:
 
 
 def _op(tool: ToolCall) -> str:
-    said = words(_name(tool))
+    said = unglued(words(_name(tool)))  # `operations_deletefile`: delete
     for verbs, op in ((_DELETE, "delete"), (_MOVE, "move"), (_COPY, "copy"), (_WRITE, "write"), (_READ, "read")):
         if said & verbs:
             return op
@@ -241,7 +242,7 @@ def inferred(tool: ToolCall) -> Inferred | None:
         return None
     op = _op(tool)
     found = _Found({}, {}, set(), set(), naming=_PATH_WORDS | _END_WORDS if op in ("move", "copy") else _PATH_WORDS)
-    _walk(dict(tool.input), "", False, False, 0, found)
+    _walk(expanded(tool.input), "", False, False, 0, found)  # a call inside a call, a base-and-member pair
     _sql_files(tool.input, found)
     args = list(dict.fromkeys([*found.paths, *found.unknown]))
     if not args:

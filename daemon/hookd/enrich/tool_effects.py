@@ -46,7 +46,7 @@ from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.shell_aliases import unaliased
 from hookd.enrich.sibling_entries import sibling_commands
 from hookd.enrich.ssh_config import mark_plain_ssh_configs
-from hookd.enrich.tool_args import command_lines, inferred, new_texts, url_texts
+from hookd.enrich.tool_args import command_lines, inferred, new_texts, url_texts, words
 from hookd.enrich.tool_entries import (
     path_effect,
     too_long,
@@ -61,6 +61,7 @@ from hookd.enrich.tool_later import (
     may_run_later,
     program_config_keys,
 )
+from hookd.enrich.tool_nesting import expanded, inner_tool, unpacked_trees
 from hookd.enrich.tool_urls import url_effects
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
@@ -76,8 +77,10 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     home = event.facts.get("home")
     home_dir = home.removesuffix("/") if isinstance(home, str) else None
     project = event.project_dir.removesuffix("/")
-    ran = _command_effects(tool.name, tool.input, home_dir, project) if tool.kind in _UNTABLED else []
-    opened = url_effects(url_texts(tool.input, web=tool.kind is ToolKind.WEB), tool.name, home_dir, project)
+    given = expanded(tool.input) if tool.kind in _UNTABLED else tool.input  # a call inside a call: its arguments
+    called = f"{tool.name} {inner_tool(given)}".rstrip()
+    ran = _command_effects(called, given, home_dir, project) if tool.kind in _UNTABLED else []
+    opened = url_effects(url_texts(given, web=tool.kind is ToolKind.WEB), tool.name, home_dir, project)
     if tool.kind is ToolKind.WEB:
         return opened
     entries = event.facts.get("paths")
@@ -86,6 +89,8 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         for e in (entries if isinstance(entries, list) else [])
         if isinstance(e, Mapping)
     ]
+    if guess is not None:  # an MCP server's unzip into a directory writes a tree whose names the archive holds
+        unpacked_trees(out, words(tool.name), os.path.isdir)
     if guess is not None and guess.searches:  # an MCP server's search: every file below a directory it is given
         out = [{**e, "recursive": os.path.isdir(str(e["path"]))} if e["op"] == "read" else e for e in out]
     if spec.patches and not any(isinstance(tool.input.get(a), str) for a in spec.patches):

@@ -342,7 +342,7 @@ class Catalogue:
         "environment",
         "forge_apis", "git", "guarded_names", "host_environment", "instruction_files", "languages", "member_files",
         "metadata_hosts",
-        "metadata_local", "pid_lookups", "plain_environment",
+        "metadata_local", "metadata_paths", "pid_lookups", "plain_environment",
         "power_files", "prefixes", "process_files", "program_configs", "runs_later",
         "search_paths", "settings_files", "signal_files", "startup_files", "system_programs")  # fmt: skip
 
@@ -379,6 +379,7 @@ class Catalogue:
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
         local = own.get("metadata_hosts", {})  # a metadata service on the loopback: (its ports, its credential paths)
         self.metadata_local = (frozenset(local.get("local_ports", ())), tuple(local.get("local_paths", ())))
+        self.metadata_paths = tuple(local.get("protocol_paths", ()))  # served only by a metadata service, any host
         self.power_files = frozenset(own.get("power_files", {}).get("paths", ()))  # a write there powers off
         self.signal_files = frozenset(own.get("signal_files", {}).get("names", ()))  # cgroup.kill: its processes end
         self.process_files = frozenset(own.get("process_files", {}).get("names", ()))  # /proc/PID/mem: acts on PID

@@ -46,14 +46,15 @@ def fetch_effects(
 def instance_metadata(url: str) -> bool:
     """`url` names a cloud instance metadata service: a link-local address (169.254.169.254, fe80::…) in any
     form a client resolves (`2852039166`, `0xA9FEA9FE`, `0251.0376.0251.0376`, `[::ffff:169.254.169.254]`), or a
-    host of the catalogue's `metadata_hosts` (`metadata.google.internal.` with its root dot, any case)."""
+    host of the catalogue's `metadata_hosts` (`metadata.google.internal.` with its root dot, any case), or any host
+    asked for a path of the metadata protocol (`metadata_hosts.protocol_paths`: `/latest/meta-data/`)."""
     split = _split(_as_a_browser_reads(url))
     if split is None:
         return False
-    host = (split.hostname or "").rstrip(".")
+    host = (split.hostname or "").rstrip(".").lower()
     hosts = catalogue().metadata_hosts
-    if host in hosts:
-        return True
+    if host in hosts or unquote(split.path).lower().startswith(catalogue().metadata_paths):
+        return True  # a host of the list, or the metadata protocol's own path at any host (a DNS alias of one)
     address = _address(host)
     if _is_local(host, address):
         return _local_metadata(split)
