@@ -86,6 +86,7 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
         whole_flags=frozenset("-" + n for n in spec.get("long", ())) if single_dash else frozenset(),
         ends=frozenset([spec["module_option"]]) if spec.get("module_option") else frozenset(),
         short_optional={k: re.compile(v) for k, v in dict(spec.get("short_optional", {})).items()},
+        verbs=frozenset(spec.get("verbs", ())),
     )
 
 

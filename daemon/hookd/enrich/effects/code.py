@@ -3,6 +3,7 @@ environment or stdin; a script file, with the flow that made it when the line wr
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from collections.abc import Mapping
@@ -99,8 +100,8 @@ class CodeRuns:
             elif hook.kind == "argv-code" and parsed.operands[: len(hook.subcommands)] == list(hook.subcommands):
                 text = " ".join(parsed.operands[len(hook.subcommands) :])
                 self._handed(program.name, text, Hook("option", code=True, lang=hook.lang), follow, code=True)
-            elif hook.kind == "command-code":
-                for text in _command_code(parsed.operands, hook.subcommands):
+            elif hook.kind in ("command-code", "after-word"):  # (`mlr --icsv put -q EXPR F`: each verb's EXPR)
+                for text in _command_code(parsed.operands, hook.subcommands, after=hook.kind == "after-word"):
                     self._handed(program.name, text, Hook("option", code=True, lang=hook.lang), follow, code=True)
             elif hook.kind == "words" and len(view.argv) > 1:  # `eval WORDS`: the words joined are the code
                 words = view.argv[2:] if view.argv[1] == "--" else view.argv[1:]
@@ -380,7 +381,9 @@ class CodeRuns:
             return
         sourced = view.name in (".", "source")
         self.run_file(place(first), view.name, program.script_operand, follow, sourced=sourced, script=True)
-        if "file-read" in program.gtfobins and program.script_operand not in (*catalogue().languages, *SHELLS):
+        language = catalogue().languages.get(program.script_operand)
+        prints = language.get("prints_input", False) if language is not None else program.script_operand not in SHELLS
+        if "file-read" in program.gtfobins and prints:
             # a macro processor's input (`m4 FILE`, GTFOBins' file-read): what it does not expand, it prints
             self.ledger.add("read", place(first), view.name, guess=True)
         for word in parsed.operands[1:]:
@@ -571,10 +574,12 @@ def _bound_output(text: str, hook: Hook, parsed: Parsed) -> str:
     return f"{hook.binds[0]}={shlex.quote(prefix + 'aa')}; {text}"
 
 
-def _command_code(operands: list[str], commands: tuple[str, ...]) -> list[str]:
+def _command_code(operands: list[str], commands: tuple[str, ...], *, after: bool = False) -> list[str]:
     """The code of a build tool's commands given as operands, each command with its argument in one word (`sbt
     'eval EXPR'`, `sbt "set name := …"`, `sbt ';clean ;eval EXPR'`): what follows a command that evaluates its
-    argument, to the word's end (a `;` inside the code is the code's own)."""
+    argument, to the word's end (a `;` inside the code is the code's own); `after`: the word after the command."""
+    if after:
+        return [code for word, code in itertools.pairwise(operands) if word in commands]
     if not commands:
         return []
     pattern = re.compile(r"(?:^|;)\s*(?:" + "|".join(map(re.escape, commands)) + r")\s+(\S.*)", re.DOTALL)

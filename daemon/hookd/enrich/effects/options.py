@@ -23,6 +23,7 @@ class OptionTable:
     # short letters whose value is only what follows them in the word, in a form of its own (`perl -l[octnum]`:
     # `-lane` is -l -a -n -e, and `-l -e CODE` gives -l no value)
     short_optional: Mapping[str, re.Pattern[str]] = field(default_factory=dict)
+    verbs: frozenset[str] = frozenset()  # a first operand that names what it does, not a file (`yq eval-all EXPR F`)
 
     def long_name(self, given: str) -> str:
         """The long option `given` (without `--`) names: itself, or the one long option it is a prefix of."""
@@ -49,6 +50,7 @@ def parse(argv: list[str], table: OptionTable, start: int = 1) -> Parsed:
     operands: list[str] = []
     spelled = list(argv[:start])
     i, n = start, len(argv)
+    verb = False
     while i < n:
         word = argv[i]
         i += 1
@@ -58,6 +60,10 @@ def parse(argv: list[str], table: OptionTable, start: int = 1) -> Parsed:
             spelled.extend(argv[i:])
             break
         if len(word) < 2 or word[0] != "-":
+            if not operands and word in table.verbs and not verb:
+                verb = True
+                spelled.append(word)
+                continue
             operands.append(word)
             spelled.append(word)
             continue

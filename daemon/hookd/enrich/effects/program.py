@@ -18,7 +18,8 @@ class Hook:
     (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`), `shell-args`
     (the words after `--` are arguments of a shell it starts: `capsh -- -c CMD`),
     `argv-code` (the words after `subcommands` are code), `command-code` (an operand that is one of `subcommands`
-    followed by its argument in one word, as sbt takes them: the argument is code), `words` (every word after the
+    followed by its argument in one word, as sbt takes them: the argument is code), `after-word` (the operand after
+    each operand that is one of `subcommands` is code: `mlr … put EXPR`), `words` (every word after the
     program, options too, joined by spaces: `eval`); `code` says the value is code in `lang` rather than a command line;
     `same_shell`: the calling shell runs it itself (the shell builder walks it in place)."""
 
@@ -307,6 +308,13 @@ class Program:
             for words, path in self.writes_files
             if list(operands[: len(words)]) == list(words) and not (words and elsewhere)
         ]
+
+    def without_code_words(self, operands: list[str]) -> list[str]:
+        """The operands less each `after-word` hook's verb and the code after it (`mlr put EXPR F`: F)."""
+        verbs = {word for hook in self.runs if hook.kind == "after-word" for word in hook.subcommands}
+        if not verbs:
+            return operands
+        return [w for k, w in enumerate(operands) if w not in verbs and not (k and operands[k - 1] in verbs)]
 
     def in_workdir(self, argv: Sequence[str], path: str) -> str:
         """A relative path as the program resolves it: below the directory its `workdir_option=DIR` names, given

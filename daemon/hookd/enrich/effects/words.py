@@ -122,7 +122,7 @@ def _file_operands(program: Program, parsed: Parsed) -> list[str]:
         operands = operands[1:]
     if program.code_operand and not _code_by_option(program, parsed):
         operands = operands[:1] if program.name == "sqlite3" else operands[1:]
-    return operands
+    return program.without_code_words(operands)
 
 
 def _short_spellings(argv: list[str]) -> set[str]:
