@@ -23,7 +23,7 @@ from typing import Any
 import regorus
 
 from hookd.engines.rego.gates import FactGate
-from hookd.engines.rego.reads import module_reads, route_inputs, union_of
+from hookd.engines.rego.reads import calls_only_itself, module_reads, package_reads, route_inputs, union_of
 from hookd.engines.rego.verdicts import VERDICT_RULES
 from hookd.errors import PolicyLoadError, one_line
 from hookd.types import JSON, Event, PackageInfo, ToolKind
@@ -80,6 +80,7 @@ class RegoModule:
     source: str
     rules: Mapping[str, str]  # rule name -> head kind ("Set", "Compr", "Func", "Default")
     reads: frozenset[str] | None = None  # the top-level input keys it reads; None: any (hookd.engines.rego.reads)
+    calls_only_itself: bool = False  # no rule of another package is named in it (reads.calls_only_itself)
 
 
 def discover(policy_dir: Path, *, include_tests: bool) -> tuple[list[Path], list[Path]]:
@@ -127,15 +128,18 @@ def add_modules(engine: Any, sources: Iterable[tuple[str, str]]) -> list[RegoMod
             engine.add_policy(rel, source)
         except Exception as exc:  # regorus raises plain RuntimeError/ValueError with a parse message
             raise PolicyLoadError(f"{rel}: {one_line(str(exc))}") from None
-    for entry in json.loads(engine.get_ast_as_json()):
+    entries = [(e, _ref_to_dotted(e["ast"]["package"]["refr"])) for e in json.loads(engine.get_ast_as_json())]
+    roots = {package.partition(".")[0] for _, package in entries}
+    for entry, package in entries:
         ast = entry["ast"]
         modules.append(
             RegoModule(
                 path=Path(entry["source"]["file"]),
-                package=_ref_to_dotted(ast["package"]["refr"]),
+                package=package,
                 source=entry["source"]["contents"],
                 rules=_rule_heads(ast.get("rules", [])),
                 reads=module_reads(ast, entry["source"]["contents"]),
+                calls_only_itself=calls_only_itself(ast, package, roots),
             )
         )
     return modules
@@ -257,7 +261,7 @@ def compile_policy_set(sources: PolicySources) -> PolicySet:
     packages = _packages(engine, modules)
     gates = [gate for package in packages if (gate := FactGate.of(package, INPUT_KEYS)) is not None]
     reads = union_of([*(module.reads for module in modules), *(gate.keys for gate in gates)])
-    routes, router_source = build_router(packages, reads)
+    routes, router_source = build_router(packages, reads, package_reads(modules, gates, reads))
     try:
         engine.add_policy(ROUTER_MODULE, router_source)
         engine.set_input({})
@@ -519,11 +523,14 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
 
 
 def build_router(
-    packages: Sequence[PackageInfo], reads: frozenset[str] | None = None
+    packages: Sequence[PackageInfo],
+    reads: frozenset[str] | None = None,
+    by_package: Mapping[str, frozenset[str] | None] | None = None,
 ) -> tuple[dict[RouteKey, Route], str]:
     """One router rule per distinct set of applicable packages over every (event, kind, tool) and, for
     shell calls, over every subset of the packages that declare shell conditions. `reads`: the input keys
-    the modules were found to read (None: any), for the packages that do not declare theirs."""
+    the modules were found to read (None: any), for the packages that do not declare theirs; `by_package`: those
+    of a package whose rules call no other package's (reads.package_reads), its own modules'."""
     tools: list[str | None] = [None, *sorted({t for p in packages for t in p.routing.get("tools", ())})]
     kinds: list[str | None] = [None, *(k.value for k in ToolKind)]
     routes: dict[RouteKey, Route] = {}
@@ -540,8 +547,9 @@ def build_router(
                 shell = kind == ToolKind.SHELL.value
                 conditions = [c for p in applying if shell and (c := ShellCondition.of(p)) is not None]
                 gates = [g for p in applying if (g := FactGate.of(p, INPUT_KEYS)) is not None]
+                inputs = route_inputs(applying, reads, by_package)
                 if not conditions and not gates:
-                    routes[(event.value, kind, tool)] = Route(every, inputs=route_inputs(applying, reads))
+                    routes[(event.value, kind, tool)] = Route(every, inputs=inputs)
                     continue
                 conditioned = {c.package for c in conditions} | {g.package for g in gates}
                 # the rest are evaluated for every call of the route
@@ -554,7 +562,6 @@ def build_router(
                         chosen = [p.name for p in applying if p.name not in routed or p.name in held]
                         by_held[frozenset(held)] = rule(chosen)
                 word_names = frozenset(name for c in conditions for name, _ in c.words)
-                inputs = route_inputs(applying, reads)
                 routes[(event.value, kind, tool)] = Route(
                     every, tuple(conditions), by_held, tuple(gates), word_names, inputs
                 )

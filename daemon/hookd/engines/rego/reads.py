@@ -12,8 +12,9 @@ makes it None: every key. An over-approximation only ever hands a policy more th
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any, Protocol
 
 from hookd.types import PackageInfo
 
@@ -32,14 +33,7 @@ def input_keys(trees: Iterable[Any]) -> frozenset[str] | None:
     """The top-level input keys the modules (their ASTs) read; None when a module reads `input` otherwise."""
     keys: set[str] = set()
     roots = keyed = 0
-    stack: list[Any] = list(trees)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
+    for node in _nodes(list(trees)):
         if _is_input(node):
             roots += 1
         for kind in ("RefDot", "RefBrack"):
@@ -50,7 +44,6 @@ def input_keys(trees: Iterable[Any]) -> frozenset[str] | None:
         if (key := _object_get_key(node.get("Call"))) is not None:
             keys.add(key)
             keyed += 1
-        stack.extend(node.values())
     return frozenset(keys) if roots == keyed else None
 
 
@@ -64,15 +57,33 @@ def union_of(reads: Iterable[frozenset[str] | None]) -> frozenset[str] | None:
     return frozenset(keys)
 
 
-def route_inputs(applying: Sequence[PackageInfo], reads: frozenset[str] | None) -> frozenset[str] | None:
+def route_inputs(
+    applying: Sequence[PackageInfo],
+    reads: frozenset[str] | None,
+    by_package: Mapping[str, frozenset[str] | None] | None = None,
+) -> frozenset[str] | None:
     """The input keys the packages read: those each declares, and for a package that declares none, those the
-    modules were found to read (`reads`); None (all of them) when that is not known."""
+    modules were found to read (`reads`; `by_package`'s for a package that calls no other's, package_reads);
+    None (all of them) when that is not known."""
     declared = [p.routing["input"] for p in applying if "input" in p.routing]
-    if len(declared) < len(applying):  # a package that declares none reads what the modules were found to
-        if reads is None:
+    undeclared = [p for p in applying if "input" not in p.routing]
+    if undeclared:  # a package that declares none reads what the modules were found to
+        found = applying_reads(undeclared, reads, by_package)
+        if found is None:
             return None
-        declared.append(reads)
+        declared.append(found)
     return frozenset().union(*declared) if applying else None
+
+
+def _nodes(stack: list[Any]) -> Iterator[dict[str, Any]]:
+    """Every object of the syntax trees on `stack`, walked (not recursed: a deep tree costs no stack)."""
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            yield node
+            stack.extend(node.values())
 
 
 def _is_input(node: Any) -> bool:
@@ -116,3 +127,74 @@ def _object_get_key(call: Any) -> str | None:
 def _constant_key(kind: str, ref: dict[str, Any]) -> str | None:
     """The key of `input.<key>` or `input["<key>"]`; None for an index computed at evaluation."""
     return _field(ref) if kind == "RefDot" else _string(ref.get("index"))
+
+
+def calls_only_itself(tree: Any, package: str, roots: AbstractSet[str]) -> bool:
+    """Whether every use of `data` in a module (its syntax tree) names its own package (`data.<package>…`) or a
+    document under no package's root (`roots`: data.json's `data.secret_reads`): then no rule of another package
+    runs for it, and its package reads only the keys its own modules read. Any other use (another package,
+    `data[k]`, `import data`) is False."""
+    outer: dict[int, dict[str, Any]] = {}  # each node's `.field` reference (`{"RefDot": …}`), by the node's id
+    uses: list[Any] = []
+    for node in _nodes([tree]):
+        if _is_var(node, "data"):
+            uses.append(node)
+        ref = node.get("RefDot")
+        if isinstance(ref, dict) and isinstance(ref.get("refr"), dict):
+            outer[id(ref["refr"])] = node
+    own = package.split(".")
+    for use in uses:
+        names: list[str | None] = []
+        reference = outer.get(id(use))
+        while reference is not None and len(names) < len(own):
+            names.append(_field(reference["RefDot"]))
+            reference = outer.get(id(reference))
+        if not names or names[0] is None or (names[0] in roots and names != own):
+            return False
+    return True
+
+
+class _Module(Protocol):
+    @property
+    def package(self) -> str: ...
+    @property
+    def reads(self) -> frozenset[str] | None: ...
+    @property
+    def calls_only_itself(self) -> bool: ...
+
+
+class _Gate(Protocol):
+    @property
+    def package(self) -> str: ...
+    @property
+    def keys(self) -> frozenset[str]: ...
+
+
+def package_reads(
+    modules: Sequence[_Module], gates: Sequence[_Gate], reads: frozenset[str] | None
+) -> dict[str, frozenset[str] | None]:
+    """The input keys each package reads: its own modules' and its gates' where none of its modules names another
+    package (`calls_only_itself`), else `reads` (every module's). Packages nested in one another (`hookd.a` and
+    `hookd.a.b`: `data.hookd.a.b` names both) all get `reads`."""
+    names = {module.package for module in modules}
+    nested = any(other.startswith(name + ".") for name in names for other in names)
+    by_package: dict[str, frozenset[str] | None] = {}
+    for name in names:
+        own = [module for module in modules if module.package == name]
+        if nested or not all(module.calls_only_itself for module in own):
+            by_package[name] = reads
+            continue
+        gated = [gate.keys for gate in gates if gate.package == name]
+        by_package[name] = union_of([*(module.reads for module in own), *gated])
+    return by_package
+
+
+def applying_reads(
+    applying: Sequence[PackageInfo],
+    reads: frozenset[str] | None,
+    by_package: Mapping[str, frozenset[str] | None] | None,
+) -> frozenset[str] | None:
+    """The input keys the packages of one route read (`by_package`'s, a package it lacks `reads`), else `reads`."""
+    if by_package is None:
+        return reads
+    return union_of(by_package.get(package.name, reads) for package in applying)
