@@ -13,6 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hookd.enrich import carried_secrets as cs
 from hookd.enrich.piece_search import piece_index, pieced_values
 from hookd.enrich.text_codings import letter_skeleton, rot47, rotations
@@ -69,6 +71,7 @@ def _corpus() -> tuple[list[str], frozenset[str]]:
     return texts, frozenset(values)
 
 
+@pytest.mark.timeout(900)  # grows with the corpus: ~1-2 min on an idle box; the limit only stops a stuck run
 def test_the_corpus_finds_what_each_value_searched_alone_found() -> None:
     texts, values = _corpus()
     assert len(values) > 20 and len(texts) > 1000

@@ -84,6 +84,7 @@ def test_only_the_bundled_policies_are_embedded(tmp_path: Path) -> None:
     assert isinstance(rego_engine(off, copy), RegoEmbeddedEngine)
 
 
+@pytest.mark.timeout(900)  # grows with the corpus: ~1-2 min on an idle box; the limit only stops a stuck run
 def test_the_same_verdicts_as_the_embedded_engine_over_the_corpus(tmp_path: Path) -> None:
     copy = tmp_path / "p"
     shutil.copytree(policies_dir(), copy)
