@@ -11,10 +11,10 @@ read unknown, asked; so does a recursive read (an unquoted lookup printing two P
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.enrich.effects.later_lines import operator_words
 from hookd.enrich.effects.ledger import Ledger
 from hookd.enrich.holdings import head
 
@@ -51,11 +51,8 @@ def _printed_number(text: str, ledger: Ledger, outputs: Mapping[str, Any]) -> st
     """The stand-in for what `text` prints when that is a number: one command of `number_outputs`, its output
     maybe passed through filters that keep some of its lines (`pgrep -f x | head -n1`); or the digits of the file
     `cat FILE` prints when it holds one. None for anything else."""
-    try:
-        lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        words = list(lexer)
-    except ValueError:
+    words = operator_words(text)
+    if words is None:
         return None
     commands: list[list[str]] = [[]]
     for word in words:
