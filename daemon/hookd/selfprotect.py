@@ -547,12 +547,10 @@ def _keeps(event: NormalisedEvent, path: Path, same: Same) -> bool:
     undeclared = undeclared_texts(tool, old)
     if undeclared is not None:
         return all(same(old, new) for new in undeclared)
-    if spec.replace and old is not None:
-        before, after = (tool.input.get(arg) for arg in spec.replace)
-        if not isinstance(before, str) or not isinstance(after, str) or not before or before not in old:
-            return False
-        # the agent may replace one occurrence or all: both results must keep hookd's hooks
-        return all(same(old, new) for new in (old.replace(before, after, 1), old.replace(before, after)))
+    if spec.replace and old is not None:  # each result (one occurrence or all, each name given) must keep hookd's hooks
+        pairs = [tuple(tool.input.get(arg) for arg in pair) for pair in spec.replace_pairs(tool.input)]
+        return all(isinstance(b, str) and isinstance(a, str) and b != "" and b in old
+                   and same(old, old.replace(b, a, 1)) and same(old, old.replace(b, a)) for b, a in pairs)  # fmt: skip
     return False
 
 

@@ -131,6 +131,10 @@ class HookRequest:
 PathAccess = str  # "read" or "write"
 
 
+# The agents' names of an edit's (old, new) texts: Claude's, Gemini's, Qwen's; Copilot's, Droid's; OpenCode's, Kilo's
+_REPLACE_SPELLINGS = (("old_string", "new_string"), ("old_str", "new_str"), ("oldString", "newString"))
+
+
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
     """What one agent's tool is in hookd's terms: its kind, the arguments that name paths, the
@@ -150,6 +154,15 @@ class ToolSpec:
     # text, or the (old, new) arguments of a replacement (of one occurrence or all: both are judged).
     content: str = ""
     replace: tuple[str, str] | tuple[()] = ()
+
+    def replace_pairs(self, given: Mapping[str, object]) -> list[tuple[str, str]]:
+        """The (old, new) argument names of this edit call: each agent's spelling of the pair it gives, the declared
+        one first (Droid's Edit sent `old_string`, as Claude's is: what a tool takes under it is judged; a guard
+        judges each); the declared pair when it gives none."""
+        if not self.replace:
+            return []
+        spellings = (self.replace, *(pair for pair in _REPLACE_SPELLINGS if pair != self.replace))
+        return [pair for pair in spellings if any(name in given for name in pair)] or [self.replace]
 
     def roots(self) -> tuple[str, ...]:
         """The arguments naming the directories the tool walks: its anchors and, for a search tool (one with a file

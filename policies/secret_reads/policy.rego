@@ -536,7 +536,7 @@ _effect_read_deny contains {"id": "search-home", "reason": reason} if {
 _effect_read_ask contains {"id": "search-secrets", "reason": _search_reason(e.program, e.path, what)} if {
 	some e in _effect_reads
 	e.recursive == true
-	some what in _stores_below(e.path)
+	some what in _stores_in(e)
 }
 
 _tool_more_ask contains {"id": "search-secrets", "reason": _search_reason(_tool_name, e.path, what)} if {
@@ -547,6 +547,21 @@ _tool_more_ask contains {"id": "search-secrets", "reason": _search_reason(_tool_
 	e.recursive == true
 	some what in _stores_below(e.path)
 }
+
+# The stores below a tree read whole that it may hold now: with the names at its top (`entries`, enrich/
+# tree_entries.py: read when the call is decided, none when they cannot be), only a store below one of them; a
+# path exists only where its parents do.
+_stores_in(e) := _stores_below(e.path) if not "entries" in object.keys(e)
+
+_stores_in(e) := {what |
+	home := trim_suffix(input.home, "/")
+	prefix := concat("", [e.path, "/"])
+	some [tail, what] in _home_stores
+	store := concat("", [home, tail])
+	startswith(store, prefix)
+	split(trim_prefix(store, prefix), "/")[0] in {name | some name in e.entries}
+	what in _stores_below(e.path)
+} if "entries" in object.keys(e)
 
 _search_reason(via, path, what) := sprintf("%s reads all of %s, which holds %s; confirm it", [via, path, what])
 

@@ -767,3 +767,18 @@ test_read_a_key_of_the_tests_own_data if {
 	k := "/home/alice/.ssh/id_rsa"
 	_t_deny(object.union(_t_read(k), {"effects": [{"op": "read", "path": k, "program": "read_file", "holds": "test-data"}]})) == {"ssh-key"}
 }
+
+# fp48: a tree read whole with the names at its top known (`entries`) may hold a store only below one of them;
+# without them, every store below it counts
+test_stores_in_a_tree_by_its_top_names if {
+	tree := {"op": "copy", "path": "/home/u/.claude", "known": true, "recursive": true, "program": "rsync", "via": "shell"}
+	count(ask) == 0 with input as _effect_input([object.union(tree, {"entries": ["CLAUDE.md", "settings.json"]})])
+	some v in ask with input as _effect_input([object.union(tree, {"entries": [".credentials.json", "settings.json"]})])
+	v.id == "search-secrets"
+	some w in ask with input as _effect_input([tree])
+	w.id == "search-secrets"
+	count(_stores_in({"path": "/home/u/.aws", "entries": ["credentials"]})) > 0 with input.home as "/home/u"
+	count(_stores_in({"path": "/home/u/.aws", "entries": ["config"]})) == 0 with input.home as "/home/u"
+	count(_stores_in({"path": "/home/u/.config", "entries": ["nvim"]})) == 0 with input.home as "/home/u"
+	count(_stores_in({"path": "/home/u/.config", "entries": ["gh", "nvim"]})) > 0 with input.home as "/home/u"
+}

@@ -60,7 +60,7 @@ def replacements(tool_input: Mapping[str, Any], spec: ToolSpec) -> list[tuple[st
     """The (old, new) texts of an edit, in order: the tool's declared pair, or each entry of a list of edits
     (MultiEdit's `edits`, an MCP `edit_file`'s `oldText`/`newText`); [] when some entry shows no pair."""
     if spec.replace:
-        before, after = (tool_input.get(arg) for arg in spec.replace)
+        before, after = (tool_input.get(arg) for arg in spec.replace_pairs(tool_input)[0])
         return [(before, after)] if isinstance(before, str) and isinstance(after, str) else []
     pairs: list[tuple[str, str]] = []
     for value in tool_input.values():

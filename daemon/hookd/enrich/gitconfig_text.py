@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from hookd.enrich.aliases import stamp
 from hookd.enrich.effects.catalogue import catalogue
@@ -91,11 +93,66 @@ def _plain_include(key: str, value: str, place: tuple[str, str, int]) -> bool:
     if not home or depth >= MAX_INCLUDE_DEPTH or not (key == "include.path" or _INCLUDE_IF.fullmatch(key)):
         return False
     target = _expand(value, home, os.path.dirname(config) or home)
+    if any(p.startswith(_PER_PROCESS) for p in (os.path.normpath(target), os.path.realpath(target))):
+        return False  # `/dev/stdin`, `/proc/self/fd/0`: what git's own process reads there, not hookd's
     text = head(target, MAX_TEXT + 1, follow=True)
     return text is not None and executing_keys(text, target, home, depth + 1) == []
 
 
 _INCLUDE_IF = re.compile(r"includeif\..+\.path")
+_PER_PROCESS = ("/dev/", "/proc/")  # names whose file is the opening process's own (proc(5), /dev/fd)
+_CHANGES = frozenset({"write", "delete", "copy", "link", "fetch"})
+
+
+def plain_includes(effects: list[dict[str, Any]], home: str, made: Mapping[str, str]) -> None:
+    """`git config --local include.path ../.gitconfig.shared`: an include set by the shell is judged as a file
+    tool's write of it is (`_plain_include`): by the keys the included file holds now, when no command of the line
+    makes or changes it (then what it will hold is not read here) and nothing of the line is written where it
+    cannot be placed. An include of a file that sets none git runs is a plain setting (`executes` false)."""
+    includes = [e for e in effects if e.get("executes") and e["op"] == "write" and _is_include(str(e.get("key")))]
+    given = [e for e in effects if e["op"] == "exec" and "included" in e]  # `git -c include.path=F`
+    if not (includes or given) or any(e["op"] in _CHANGES and not e["known"] for e in effects):
+        return
+    changed = {str(e.get(k) or "") for e in effects if e["op"] in _CHANGES for k in ("path", "to")} | set(made)
+    for effect in given:  # git takes no relative include from its command line: an absolute or home path only
+        value = str(effect["included"])
+        target = os.path.realpath(_expand(value, home, "/"))
+        if (
+            value.startswith(("/", "~/"))
+            and target not in changed
+            and _plain_include(str(effect["key"]).lower(), value, ("", home, 0))
+        ):
+            effects.remove(effect)
+    for effect in includes:
+        config, value = str(effect["path"]), str(effect.get("value") or "")
+        if not value.startswith(("/", "~")) and _outside_repositories(os.path.dirname(config)):
+            value = os.path.normpath(os.path.join(os.path.dirname(config), value))  # git fails: nothing is set
+        target = os.path.realpath(_expand(value, home, os.path.dirname(config) or home))
+        if target not in changed and _plain_include(str(effect["key"]).lower(), value, (config, home, 0)):
+            effect["executes"] = False
+
+
+def _outside_repositories(directory: str) -> bool:
+    """`git config --local` where no repository holds the directory (no `.git` in it or above): git refuses
+    to run, so the relative include is read as if the `.git` directory were there."""
+    path = directory
+    while not os.path.lexists(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+    return not any(os.path.lexists(os.path.join(p, ".git")) for p in _ancestors(path))
+
+
+def _ancestors(path: str) -> list[str]:
+    found = [path]
+    while os.path.dirname(found[-1]) != found[-1]:
+        found.append(os.path.dirname(found[-1]))
+    return found
+
+
+def _is_include(key: str) -> bool:
+    return key.lower() == "include.path" or _INCLUDE_IF.fullmatch(key.lower()) is not None
 
 
 def unjudged_write(path: str, program: str, via: str) -> dict[str, JSON]:

@@ -36,7 +36,7 @@ from hookd.enrich.effects.model import EffectModel
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
 from hookd.enrich.env_template import mark_templates
 from hookd.enrich.facts import under
-from hookd.enrich.gitconfig_text import unjudged_shell_writes
+from hookd.enrich.gitconfig_text import plain_includes, unjudged_shell_writes
 from hookd.enrich.holdings import head
 from hookd.enrich.home_reach import (
     _code_lang,
@@ -50,6 +50,7 @@ from hookd.enrich.home_reach import (
 )
 from hookd.enrich.notebook_code import NOTEBOOK_SUFFIX, notebook_lines
 from hookd.enrich.placed_code import MAX_PLACED_FILES, placed_text, unseen_loaded
+from hookd.enrich.tree_entries import top_entries
 from hookd.types import JSON
 
 # What a configuration value may name for a program to load: code, a JVM agent, a shared library
@@ -158,6 +159,8 @@ def written_later(model: EffectModel, *, home: str, project: str) -> list[dict[s
     (`left_by_shell`), and a git configuration written whole (gitconfig_text.unjudged_shell_writes)."""
     effects = model.effects
     mark_templates(effects, model.ledger.contents)  # a .env filled in from its template (env_template.py)
+    plain_includes(effects, home, model.ledger.produced)  # `git config include.path F`: judged by what F holds
+    top_entries(effects, home, model.ledger.produced)  # `rsync -a ~/.claude/ …`: which stores it may hold now
     return [
         *left_by_shell(effects, model.ledger.contents, home=home, project=project, made=model.ledger.produced),
         *unjudged_shell_writes(effects),

@@ -237,7 +237,7 @@ def _runs_at_start(
 ) -> list[dict[str, JSON]]:
     """A write into a file a shell or session runs at start (`~/.bashrc`), or the system runs or trusts later (a
     `.pth`): code run later (`deferred`), unless the text written into a shell's file only sets variables or aliases."""
-    argument = spec.content or (spec.replace[1] if spec.replace else "")
+    argument = spec.content or (pairs[0][1] if (pairs := spec.replace_pairs(tool_input)) else "")
     given = tool_input.get(argument) if argument else "\n".join(new_texts(tool_input)) or None  # a MultiEdit's
     later: list[dict[str, JSON]] = []
     for effect in effects:

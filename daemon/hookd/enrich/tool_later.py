@@ -97,7 +97,7 @@ def configured_commands(
     targets = [p for p in written_paths(effects) if p.endswith(_CONFIG_SUFFIXES) or is_markdown(p)]
     if not targets:
         return []
-    argument = spec.content or (spec.replace[1] if spec.replace else "")
+    argument = spec.content or (pairs[0][1] if (pairs := spec.replace_pairs(tool_input)) else "")
     texts = [
         added_lines(t)
         for t in ([tool_input.get(argument)] if argument else new_texts(tool_input))

@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.enrich.effects.bounded import bounded_read
 from hookd.enrich.effects.catalogue import DATA, Modules, Program, catalogue
 from hookd.enrich.effects.handed import is_command_line
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
@@ -177,9 +178,9 @@ def cgroup_signals(ledger: Ledger, start: int) -> None:
             if running := running_names(target):  # a PID spelled as a number: what runs under it now
                 signal["running"] = running
             if not effect["path"]:  # `> /proc/$(pgrep -f app)/oom_score_adj`: that process's file, no other
-                _process_file_read(effect, known.pid_lookups)
+                bounded_read(effect, ledger, known.number_outputs)
     for effect in [e for e in ledger.effects[start:] if e["op"] == "read" and not e["path"]]:
-        _process_file_read(effect, known.pid_lookups)
+        bounded_read(effect, ledger, known.number_outputs)
 
 
 def cgroup_members(ledger: Ledger, view: CommandView, start: int) -> None:
@@ -199,19 +200,6 @@ def cgroup_members(ledger: Ledger, view: CommandView, start: int) -> None:
             found = {"running": running_names(text)} if running_names(text) else {}
         named = text or " ".join(view.fed)  # the reason names the PID as the line spells where it comes from
         ledger.add("signal", None, effect["program"], target=named, match="pid", acts="process", **found)
-
-
-_PROCESS_FILE = re.compile(r"/proc/\$\(\s*([^()$`/]*)\)/([^/$`]+)")
-
-
-def _process_file_read(effect: dict[str, Any], lookups: frozenset[str]) -> None:
-    """`cat /proc/$(pgrep -f app)/status`: what a PID lookup prints is a number, so the file read is that process's
-    own `status` (known by its name: `environ` holds secrets, `status` none), not any file."""
-    found = _PROCESS_FILE.fullmatch(str(effect.get("raw", "")))
-    words = found.group(1).split() if found else []
-    if found and words and words[0].rpartition("/")[2] in lookups:
-        effect.update(path=f"/proc/PID/{found.group(2)}", known=True)
-        effect.pop("fixed", None)
 
 
 def module_effects(ledger: Ledger, program: Program, parsed: Parsed, place: Place, follow: Followups) -> None:

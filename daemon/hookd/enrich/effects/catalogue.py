@@ -343,7 +343,7 @@ class Catalogue:
         "environment",
         "forge_apis", "git", "guarded_names", "host_environment", "instruction_files", "languages", "member_files",
         "metadata_hosts",
-        "metadata_local", "metadata_paths", "pid_lookups", "plain_environment",
+        "metadata_local", "metadata_paths", "number_outputs", "plain_environment",
         "power_files", "prefixes", "process_files", "program_configs", "runs_later",
         "search_paths", "settings_files", "signal_files", "startup_files", "system_programs")  # fmt: skip
 
@@ -385,7 +385,7 @@ class Catalogue:
         self.signal_files = frozenset(own.get("signal_files", {}).get("names", ()))  # cgroup.kill: its processes end
         self.process_files = frozenset(own.get("process_files", {}).get("names", ()))  # /proc/PID/mem: acts on PID
         self.member_files = frozenset(own.get("member_files", {}).get("names", ()))  # cgroup.procs: moves a PID
-        self.pid_lookups = frozenset(own.get("process_files", {}).get("lookups", ()))  # pgrep: prints PIDs
+        self.number_outputs: Mapping[str, Any] = own.get("number_outputs", {})  # pgrep, id -u: print numbers only
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like

@@ -22,7 +22,7 @@ _KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$")
 UNREAD = "!"  # a definition not read (a file too long, too many files): a shell command not known
 
 
-def configured(name: str, work_dir: str, home: str, xdg: str | None = None) -> list[str]:
+def configured(name: str, work_dir: str, home: str, xdg: str | None = None, extra: tuple[str, ...] = ()) -> list[str]:
     """What `alias.<name>` stands for in the configuration git reads working in `work_dir`: every definition
     found (the one git uses is among them), none when no file defines it. A file too long to read, or more files
     than are read, adds UNREAD."""
@@ -31,7 +31,7 @@ def configured(name: str, work_dir: str, home: str, xdg: str | None = None) -> l
     def alias(section: str, subsection: str | None, key: str) -> bool:
         return section == "alias" and (key == wanted if subsection is None else subsection.lower() == wanted)
 
-    return configured_values(alias, work_dir, home, xdg)
+    return configured_values(alias, work_dir, home, xdg, extra)
 
 
 def remote_urls(work_dir: str, home: str, xdg: str | None = None) -> list[str]:
@@ -57,11 +57,16 @@ def _gitmodules_urls(work_dir: str) -> list[str]:
 
 
 def configured_values(
-    wanted: Callable[[str, str | None, str], bool], work_dir: str, home: str, xdg: str | None = None
+    wanted: Callable[[str, str | None, str], bool],
+    work_dir: str,
+    home: str,
+    xdg: str | None = None,
+    extra: tuple[str, ...] = (),
 ) -> list[str]:
     """The values of the keys `wanted` selects (by section, subsection, key; lowercase but the subsection) in the
-    configuration files git reads working in `work_dir`, with their includes; UNREAD ends a partial reading."""
-    files = [*_system_and_user(home, xdg), *_repository_configs(work_dir)]
+    configuration files git reads working in `work_dir`, with their includes, and the files the line included
+    (`extra`: `git config include.path F` earlier, `git -c include.path=F`); UNREAD ends a partial reading."""
+    files = [*_system_and_user(home, xdg), *_repository_configs(work_dir), *extra]
     found: list[str] = []
     pending = [(path, 0) for path in reversed(files)]
     read = 0

@@ -9,6 +9,7 @@ files, `git clone` fetching, and the long options of a subcommand written out (`
 from __future__ import annotations
 
 import functools
+import os
 import re
 import shlex
 from collections.abc import Mapping
@@ -35,6 +36,19 @@ _PLAIN = frozenset(
      "merge-base", "symbolic-ref", "for-each-ref", "mv", "init", "version", "help", "whatchanged"}
 )  # fmt: skip
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
+_INCLUDE_IF = re.compile(r"includeif\..+\.path")
+
+
+def _is_include(key: str) -> bool:
+    return key.lower() == "include.path" or _INCLUDE_IF.fullmatch(key.lower()) is not None
+
+
+def _home_path(value: str, home: str, base: str = "/") -> str:
+    """An include's file as git finds it: `~/` is the home, a relative name the including file's directory."""
+    path = home + value[1:] if value.startswith("~/") else value
+    return os.path.normpath(os.path.join(base, path))
+
+
 _PARAMETER = re.compile(r"'((?:[^'\\]|\\.)*)'(?:=('(?:[^'\\]|\\.)*'))?")
 
 
@@ -182,18 +196,12 @@ def git_effects(
             if name in scope:
                 _runs(f"${name}", scope[name], run, model)
     config = {**model.git_config, **{k.lower(): v for k, v in pairs}}  # the line's `git config alias.x …` too
-    for key, value in pairs:
-        if key == "exec-path":
-            model.add("exec", place(value), "git", code={"lang": "sh", "text": ""}, known=False, flow="exec-path")
-        elif executing(key) and not key.lower().startswith("alias."):  # an alias runs only when it is the subcommand
-            _runs(key, value, run, model)
-        elif stored_url_runs(key, value):  # `-c remote.x.url=ext::…`: what a contact of that remote runs
-            _runs(key, transport_command(transported(value)), run, model)
+    given = _given_runs(pairs, run, place, model)
     if sub_index >= len(argv):
         return run
     sub = argv[sub_index]
     xdg = env.get("XDG_CONFIG_HOME") or variables.get("XDG_CONFIG_HOME")
-    _aliased(config.get(f"alias.{sub.lower()}"), argv, sub_index, (place, run, model), xdg)
+    _aliased(config.get(f"alias.{sub.lower()}"), argv, sub_index, (place, run, model), (xdg, given))
     if sub in data["subcommand_long_options"]:
         run.argv = _spelled(argv, sub_index)
         argv[:] = run.argv  # the command's argv as the policies read it
@@ -215,6 +223,23 @@ def git_effects(
     return run
 
 
+def _given_runs(pairs: list[tuple[str, str]], run: GitRun, place: Place, model: Ledger) -> tuple[str, ...]:
+    """What the keys given to this command run; the files whose aliases it reads beyond the configuration's."""
+    given: tuple[str, ...] = tuple(model.included)
+    for key, value in pairs:
+        if key == "exec-path":
+            model.add("exec", place(value), "git", code={"lang": "sh", "text": ""}, known=False, flow="exec-path")
+        elif _is_include(key):  # a file read as configuration: what its keys run is judged after the walk
+            # (gitconfig_text.plain_includes); its aliases with the subcommand's (git takes an absolute one only)
+            model.add("exec", None, "git", code={"lang": "sh", "text": ""}, known=False, key=key, included=value)
+            given += (_home_path(value, model.home),) if value.startswith(("/", "~/")) else ()
+        elif executing(key) and not key.lower().startswith("alias."):  # an alias runs only when it is the subcommand
+            _runs(key, value, run, model)
+        elif stored_url_runs(key, value):  # `-c remote.x.url=ext::…`: what a contact of that remote runs
+            _runs(key, transport_command(transported(value)), run, model)
+    return given
+
+
 def _alias(alias: str, argv: list[str], sub_index: int, into: tuple[Place, GitRun, Ledger]) -> None:
     """A git alias given for this command (git-config(1) `alias.*`): `!cmd` runs cmd; otherwise the subcommand
     is what the alias stands for (`-c alias.x='reset --hard' x` runs `git reset --hard`)."""
@@ -230,24 +255,28 @@ MAX_ALIAS_DEPTH = 4  # an alias standing for another alias
 
 
 def _aliased(
-    given: str | None, argv: list[str], sub_index: int, into: tuple[Place, GitRun, Ledger], xdg: str | None
+    given: str | None,
+    argv: list[str],
+    sub_index: int,
+    into: tuple[Place, GitRun, Ledger],
+    files: tuple[str | None, tuple[str, ...]],
 ) -> None:
     """The alias the subcommand names: one given for this command (`-c alias.x=…`, which git reads last), else
     those of the configuration files."""
     if given is not None:
         _alias(given, argv, sub_index, into)
     else:
-        _configured_aliases(argv, sub_index, into, (xdg, 0))
+        _configured_aliases(argv, sub_index, into, (*files, 0))
 
 
 def _configured_aliases(
-    argv: list[str], sub_index: int, into: tuple[Place, GitRun, Ledger], lookup: tuple[str | None, int]
+    argv: list[str], sub_index: int, into: tuple[Place, GitRun, Ledger], lookup: tuple[str | None, tuple[str, ...], int]
 ) -> None:
     """A subcommand git does not have runs the alias of its name in the configuration files git reads
     (gitaliases.py): each definition judged as the `-c alias.…` one is, and one that names another alias is
     followed (MAX_ALIAS_DEPTH deep; deeper: code not known)."""
     place, _, model = into
-    xdg, depth = lookup
+    xdg, extra, depth = lookup
     sub = argv[sub_index]
     if sub in _git_commands() or _dynamic(sub):
         return
@@ -255,7 +284,7 @@ def _configured_aliases(
         model.add("exec", None, "git", code={"lang": "sh", "text": ""}, known=False, key=f"alias.{sub}")
         return
     work = str(place(work_dir(argv[1:sub_index])).get("path") or ".")
-    for value in configured(sub, work, model.home, xdg):
+    for value in configured(sub, work, model.home, xdg, extra):
         if value == UNREAD:
             model.add("exec", None, "git", code={"lang": "sh", "text": ""}, known=False, key=f"alias.{sub}")
             continue
@@ -263,7 +292,7 @@ def _configured_aliases(
         words = _alias_words(value)
         if words and not value.startswith("!"):
             expanded = [*argv[:sub_index], *words, *argv[sub_index + 1 :]]
-            _configured_aliases(expanded, sub_index, into, (xdg, depth + 1))
+            _configured_aliases(expanded, sub_index, into, (xdg, extra, depth + 1))
 
 
 @functools.cache
@@ -539,7 +568,9 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
         model.git_config[key.lower()] = value
         if unsets:
             del model.git_config[key.lower()]
-    model.add("write", place(file), "git", key=key, executes=runs, value=value)
+    written = model.add("write", place(file), "git", key=key, executes=runs, value=value)
+    if _is_include(key) and not unsets and written["path"] and not _dynamic(value):
+        model.included.append(_home_path(value, model.home, written["path"].rpartition("/")[0]))
     plain = not unsets and executing(key) and key.lower() != "core.hookspath" and own_tool(key, value)
     return [value] if plain else []
 

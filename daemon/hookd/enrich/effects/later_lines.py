@@ -109,15 +109,23 @@ _CHANGES_THE_SHELL = frozenset(
 _ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
+def operator_words(text: str) -> list[str] | None:
+    """`text` split as the shell splits words, its operators (`;`, `|`, `<`, `(`) words of their own outside
+    quotes; None when its quotes do not close."""
+    try:
+        lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        return list(lexer)
+    except ValueError:
+        return None
+
+
 def one_plain_command(value: str) -> bool:
     """An alias's value is one command of a program with its words: no control operator or redirection outside
     quotes (`ls -la; export LD_PRELOAD=…`), no leading assignment (`CLAUDE_CODE_SIMPLE=1 claude`), no builtin that
     changes the shell or wrapper that hands on (`command claude --bare`, `enable -f x.so x`)."""
-    try:
-        lexer = shlex.shlex(value, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        words = list(lexer)
-    except ValueError:
+    words = operator_words(value)
+    if words is None:
         return False
     if not words or any(w and set(w) <= set("();<>|&") for w in words):
         return False

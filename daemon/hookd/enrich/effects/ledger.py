@@ -69,7 +69,8 @@ def prints_nothing(view: CommandView) -> bool:
 
 class Ledger:
     __slots__ = (
-        "branch", "contents", "descriptors", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved",
+        "branch", "contents", "descriptors", "effects", "emptied", "git_config", "home", "included", "listed", "loaded",
+        "moved",
         "previous", "printed", "printing", "produced", "project", "read_listing", "readings", "selected", "spared",
         "stash_back", "stashed",
         "tree_touched", "trees", "unordered",
@@ -98,6 +99,7 @@ class Ledger:
         self.spared: list[dict[str, Any]] = []  # discards found to lose nothing, walked while `unordered`
         self.readings = Readings()  # what the line's discards read of their repositories: once, and bounded
         self.git_config: dict[str, str] = {}  # `git config alias.x VALUE` earlier on the line: git's later commands
+        self.included: list[str] = []  # `git config include.path F` earlier on the line: F's aliases, git's later
         self.descriptors: dict[int, Mapping[str, Any]] = {}  # fd -> the file a redirect opened on it (`exec 7<F`)
         self.selected: dict[str, str] = {}  # program -> the server an earlier command chose (`docker context use X`)
 

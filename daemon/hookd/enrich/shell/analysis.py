@@ -47,7 +47,8 @@ def analyse_shell(
             "error": builder.error,
             "commands": builder.commands,
         }
-        return shell, [*builder.model.effects, *written_later(builder.model, home=home, project=project_dir)]
+        later = written_later(builder.model, home=home, project=project_dir)  # first: it may settle an effect
+        return shell, [*builder.model.effects, *later]
     except Exception as exc:  # never on the hot path: report it, and still show the words
         commands: list[dict[str, Any]] = []
         model: EffectModel | None = None
@@ -62,7 +63,8 @@ def analyse_shell(
         except Exception:
             commands = []
         shell = {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}
-        return shell, [*model.effects, *written_later(model, home=home, project=project_dir)] if model else []
+        later = written_later(model, home=home, project=project_dir) if model else []
+        return shell, [*model.effects, *later] if model else []
 
 
 def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
