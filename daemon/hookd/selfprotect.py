@@ -37,7 +37,7 @@ from typing import Any
 import hookd
 from hookd.config import Config, default_config_path, default_state_dir
 from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
-from hookd.dialects.launch import agents_started, package_of, starting_words, unguarded_start
+from hookd.dialects.launch import agents_started, package_of, starting_words, unguarded_start, view_changed
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, settings_doc
 from hookd.enrich.build_files import UNIT_SUFFIXES
@@ -71,8 +71,7 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
     """hookd's own files and directories, as the running config has them."""
     if config.source is not None:
         yield Path(config.source), "hookd's config"
-    # The config and state directories a hookd of this user reads in any environment (with or without the
-    # XDG variables, which a service manager and a login shell may set differently), the caller's included.
+    # The config and state directories a hookd of this user reads in any environment, the caller's included.
     yield default_config_path().parent, "hookd's config directory"
     yield _HOME / ".config" / "hookd", "hookd's config directory"
     yield default_state_dir(), "hookd's state (kept bundles, tokens, the decision log)"
@@ -283,6 +282,7 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
         for spec, at in agents_started(str(command.get("name") or ""), argv, AGENTS):
             why = unguarded_start(spec, argv[at + 1 :], assigned, current, event.cwd)
             why = why or socket_moved(assigned, current["HOME"], event.env) or started_in_written(start_dir, trees)
+            why = why or view_changed(spec, command.get("view"), {**current, **assigned}, event.cwd)
             if other_user and not why:
                 why = "run as another user it reads that user's settings, not the ones that hold hookd's hooks"
             if why:

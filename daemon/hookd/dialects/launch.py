@@ -248,3 +248,38 @@ def _settings(value: str, cwd: str) -> Mapping[str, Any] | None:
     except (ValueError, RecursionError):  # nested deeper than the decoder goes: not read, as a text that is not JSON
         return None
     return doc if isinstance(doc, dict) else None
+
+
+def view_changed(spec: AgentSpec, view: Any, env: Mapping[str, str], cwd: str) -> str:
+    """Why the agent, started by a launcher that binds, hides or overlays paths for it (`view`: the command's
+    view, hookd.enrich.shell.views), does not read the settings that hold hookd's hooks; '' when it does."""
+    if not isinstance(view, dict):
+        return ""
+    binds = sorted(((str(i), str(h)) for i, h in view.get("binds") or ()), key=lambda bind: -len(bind[0]))
+    covers, keeps = [str(c) for c in view.get("covers") or ()], [str(k) for k in view.get("keeps") or ()]
+    home = env.get("HOME") or "/"
+    try:
+        surface = sorted(str(p) for p in _surface(spec, env, cwd))
+    except (OSError, ValueError, KeyError):
+        return "its launcher changes what it sees of the filesystem, and hookd cannot tell where its settings are"
+    for path in surface:
+        bound = next(((i, h) for i, h in binds if _within(path, i)), None)
+        if (bound and _bound_at(path, *bound) != path) or any(_within(i, path) and i != h for i, h in binds):
+            return f"its launcher binds another file or directory at {path}, {_HOLDS}"
+        if not os.path.lexists(path):
+            continue  # hiding a file that is not there hides nothing
+        hidden = any(_within(path, c) or _within(c, path) for c in covers) or (view.get("empty") and not bound)
+        if hidden or (keeps and _within(path, home) and not any(_within(path, k) for k in keeps)):
+            return f"its launcher hides {path} from it, {_HOLDS}"
+    return ""
+
+
+_HOLDS = "which holds its settings or what brings in hookd's hooks"
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def _bound_at(path: str, inside: str, host: str) -> str:
+    return host.rstrip("/") + path[len(inside.rstrip("/")) :]

@@ -13,6 +13,7 @@ from typing import Any
 from hookd.enrich.build_files import is_build_file, is_compose_file, is_started_file, make_lines
 from hookd.enrich.command_files import frontmatter, is_markdown
 from hookd.enrich.config_commands import commands_in, extension_variables, new_commands
+from hookd.enrich.devcontainer import container_lines
 from hookd.enrich.edit_texts import read_text, texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.compose import service_runs
@@ -108,10 +109,12 @@ def configured_commands(
     if is_markdown(targets[0]):  # a Markdown file's configuration is its frontmatter (a subagent's hooks)
         texts = [front for text in texts if (front := frontmatter(text)) is not None]
     lines = [line for text in texts if len(text) <= MAX_CONFIG_TEXT for line in commands_in(text, MAX_CONFIG_COMMANDS)]
+    after = texts
     if not spec.content:  # an edit or a patch: the commands the text it leaves holds that the file did not
         after = [t for t in texts_after(targets[0], tool_input, spec, False) or [] if len(t) <= MAX_CONFIG_TEXT]
         lines += new_commands(read_text(targets[0])[1], after, MAX_CONFIG_COMMANDS)
-    return judged_later(list(dict.fromkeys(lines)), targets[0], program, home, project)
+    lines = container_lines(targets[0], [*texts, *after], list(dict.fromkeys(lines)), home)  # a dev container's
+    return judged_later(lines, targets[0], program, home, project)
 
 
 # A word shaped as a key naming a command (config_commands' keys: `postCreateCommand`, `initializeCommand`, `cmd`)

@@ -168,6 +168,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
             (tuple(e["words"]), str(e["directory"]), str(e.get("match", "name"))) for e in spec.get("removes_below", ())
         ),
         clears_stores={option: tuple(stores) for option, stores in spec.get("clears_stores", {}).items()},
+        link_farm=dict(spec.get("link_farm", {})),
         members_below=dict(spec.get("members_below", {})),
         sets_code=tuple(
             (

@@ -29,7 +29,7 @@ def launched(name: str, argv: list[str], i: int) -> int | None:
                 return None
             break
         if len(word) > 1 and word[0] == "-":
-            i += 1 + _value_words(word, table)
+            i += 1 + value_words(word, table)
             continue
         if alternatives:
             wanted = next((a for a in alternatives if a[0] == word), [])
@@ -55,10 +55,11 @@ def launched(name: str, argv: list[str], i: int) -> int | None:
     return i if i < n and not wanted and not alternatives else None
 
 
-def _value_words(word: str, table: OptionTable) -> int:
-    """How many words after the option `word` are its value (0 or 1)."""
+def value_words(word: str, table: OptionTable) -> int:
+    """How many words after the option `word` are its value (0, 1, or its arity: `bwrap --bind SRC DEST`)."""
     if word.startswith("--"):
-        return int("=" not in word and table.long_name(word[2:]) in table.long_value)
+        name = table.long_name(word.partition("=")[0][2:])
+        return table.arity.get("--" + name, 1) - ("=" in word) if name in table.long_value else 0
     if word in table.whole:
         return 1
     for k in range(1, len(word)):

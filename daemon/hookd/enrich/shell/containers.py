@@ -149,5 +149,5 @@ def on_host(path: str, mounts: Sequence[tuple[str, str]]) -> str:
     """`path` in a container put at the host path its longest-matching bind mount binds there; else as it is."""
     for inside, host in sorted(mounts, key=lambda m: -len(m[0])):
         if path == inside or path.startswith(inside.rstrip("/") + "/"):
-            return host.rstrip("/") + (path[len(inside.rstrip("/")) :] if inside != "/" else path)
+            return host.rstrip("/") + (path[len(inside.rstrip("/")) :] if inside != "/" else path) or "/"
     return path

@@ -148,8 +148,8 @@ class LineState:
 
     __slots__ = (
         "_fresh", "_links", "_locals", "_placed", "built", "choices", "choosing", "exported", "home", "loop_walks",
-        "mounts", "references", "resolver", "source", "unknown_directories", "unread", "variables", "volatile",
-        "walk",
+        "mounted", "mounts", "references", "resolver", "source", "unknown_directories", "unread", "variables",
+        "volatile", "walk",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
@@ -171,6 +171,7 @@ class LineState:
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
         self._locals: list[dict[str, str | None]] = []  # per function call: its `local` names' values before
         self.mounts: tuple[tuple[str, str], ...] = ()  # (inside, host): in a container's command, its bind mounts
+        self.mounted: list[tuple[str, str]] = []  # (inside, host): `mount --bind HOST INSIDE` earlier on the line
         self.unknown_directories: set[str] = set()  # PWD, OLDPWD: unset or read by the line since its last `cd`
         self.unread = False  # code the walk did not read ran in this shell (`. FILE`, `enable`): names redefined
 
@@ -530,9 +531,10 @@ def in_container(state: LineState, mounts: tuple[tuple[str, str], ...]) -> Itera
     """While a container's command is walked (`docker run -v HOST:INSIDE img CMD`), a path it names below a
     bind mount's target is the host path bound there (`~` the home): `sh -c 'echo … >> /rc'` under
     `-v ~/.bashrc:/rc` appends to the home's `.bashrc`, as every rule about that file sees it."""
-    outer = state.mounts
-    bound = ((i, state.home + h[1:] if h[:2] in ("~", "~/") else h) for i, h in mounts)
-    state.mounts = (*outer, *sorted(((i, h) for i, h in bound if h.startswith("/")), key=lambda m: -len(m[0])))
+    outer = state.mounts  # (a mount inside another's view: its host path is the outer view's, `chroot /host` in a
+    bound = [(i, on_host(state.home + h[1:] if h[:2] in ("~", "~/") else h, outer)) for i, h in mounts]  # container)
+    kept = [(i, h) for i, h in outer if not any(i == b or i.startswith(b.rstrip("/") + "/") for b, _ in bound)]
+    state.mounts = tuple(sorted([*kept, *((i, h) for i, h in bound if h.startswith("/"))], key=lambda m: -len(m[0])))
     try:
         yield
     finally:
