@@ -96,6 +96,7 @@ def world() -> Iterator[World]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@pytest.mark.timeout(900)  # grows with the corpus; under 120 s a shard when idle: the limit only stops a stuck run
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_every_corpus_case_and_bench_payload_gets_protected_sets_facts(world: World, shard: int) -> None:
     cases = [*policy_payloads(), *((DEFAULT_AGENT, _payload(case), {}) for case in BENCH)][shard::SHARDS]
