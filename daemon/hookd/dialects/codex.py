@@ -478,6 +478,10 @@ SPEC = AgentSpec(
         hooks_off=(
             Switch("config.toml", "features.hooks", False),
             Switch("config.toml", "features.codex_hooks", False),
+            # a profile's keys win over the top level's when `profile = NAME` (or `--profile NAME`) selects it
+            # (https://github.com/openai/codex/blob/main/docs/config.md, "profiles"): the same switches in any one
+            Switch("config.toml", "profiles.*.features.hooks", False),
+            Switch("config.toml", "profiles.*.features.codex_hooks", False),
         ),
         # config.toml's commands Codex starts itself, outside its hooks: a local (stdio) MCP server's `command`,
         # `notify` after each turn (https://developers.openai.com/codex/config-advanced); a patch or write that

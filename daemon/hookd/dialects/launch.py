@@ -192,7 +192,7 @@ def _switches_off(spec: AgentSpec, option: Option, value: str, cwd: str, env: Ma
         named = {part.strip() for part in value.split(",")}
         return not {s for s in spec.install.scopes if s != "managed"} <= named
     if option.takes == "profile":
-        return _profile_touches(spec, option.file.format(value), cwd, env, keys | carried)
+        return _profile_touches(spec, value, option.file.format(value), cwd, env, keys | carried)
     doc = _settings(value, cwd)
     if doc is None:
         return True  # a document hookd cannot read is one it cannot vouch for
@@ -201,19 +201,34 @@ def _switches_off(spec: AgentSpec, option: Option, value: str, cwd: str, env: Ma
     return any(dotted(doc, key) is not MISSING and dotted(doc, key) == off for key, off in switches.items())
 
 
-def _profile_touches(spec: AgentSpec, name: str, cwd: str, env: Mapping[str, str], keys: set[str]) -> bool:
-    """Does the profile file `name`, beside the agent's user settings file as this start would find it, set
-    any of `keys`? True when it cannot be read: it may be written by the same command line."""
+def _profile_touches(
+    spec: AgentSpec, profile: str, name: str, cwd: str, env: Mapping[str, str], keys: set[str]
+) -> bool:
+    """Does the profile file `name`, beside the agent's user settings file as this start would find it, or else
+    the `[profiles.PROFILE]` table of a switch file there (Codex's config.toml), set any of `keys`? True when
+    neither can be read: it may be written by the same command line."""
     user = spec.install.settings_path("user", Path(env.get("HOME") or "/"), Path(cwd), env)
     path = user.parent / name
     text = _regular_file_text(path)
     if text is None:
-        return True
+        tables = [_profile_table(user.parent / s.beside, profile) for s in spec.install.hooks_off if s.beside]
+        table = next((t for t in tables if t is not None), None)
+        return table is None or any(dotted(table, key) is not MISSING for key in keys)
     try:
         doc = settings_doc(path, text)
     except ValueError:
         return True
     return any(dotted(doc, key) is not MISSING for key in keys)
+
+
+def _profile_table(path: Path, profile: str) -> Mapping[str, Any] | None:
+    text = _regular_file_text(path)
+    try:
+        doc = settings_doc(path, text) if text is not None else {}
+    except ValueError:
+        return None
+    table = doc.get("profiles", {}).get(profile) if isinstance(doc.get("profiles"), Mapping) else None
+    return table if isinstance(table, Mapping) else None
 
 
 def _regular_file_text(path: Path) -> str | None:
@@ -235,7 +250,8 @@ def _regular_file_text(path: Path) -> str | None:
 
 
 def _related(key: str, switch: str) -> bool:
-    return key == switch or switch.startswith(key + ".") or key.startswith(switch + ".")
+    """One key is the other, or above or under it, part by part (a `*` part of a switch is any name)."""
+    return all(a == b or "*" in (a, b) for a, b in zip(key.split("."), switch.split("."), strict=False))
 
 
 def _settings(value: str, cwd: str) -> Mapping[str, Any] | None:

@@ -363,10 +363,18 @@ def settings_doc(path: Path, text: str, jsonc: bool = False) -> Mapping[str, Any
 
 
 def dotted(doc: Mapping[str, Any], key: str) -> Any:
-    """The value at a dotted key; MISSING when there is none."""
+    """The value at a dotted key; MISSING when there is none. A `*` part is every entry of that table: the
+    value is `{name: the rest's value}` of the entries that have it (Codex's `profiles.*.features.hooks`)."""
     value: Any = doc
-    for part in key.split("."):
-        if not isinstance(value, Mapping) or part not in value:
+    parts = key.split(".")
+    for i, part in enumerate(parts):
+        if not isinstance(value, Mapping):
+            return MISSING
+        if part == "*":
+            rest = ".".join(parts[i + 1 :])
+            found = {name: dotted(entry, rest) if rest else entry for name, entry in value.items()}
+            return {name: v for name, v in found.items() if v is not MISSING} or MISSING
+        if part not in value:
             return MISSING
         value = value[part]
     return value

@@ -23,6 +23,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.pybindings import Inlined, bindings, writes_namespaces
+from hookd.enrich.effects.pyflags import OPENS, open_mode
 
 UNKNOWN = "${python_value}"
 _MAX_CODE = 64 * 1024
@@ -427,7 +428,7 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
         (_kill if name in _ACTS_ON_PID else _permissions)(node, name, effects)
     elif name in _CALLS.files:
         _file_call(node, _CALLS.files[name], effects, bound)
-    elif name in ("io.open", "codecs.open", "builtins.open") or (isinstance(node.func, ast.Name) and name == "open"):
+    elif name in OPENS or (isinstance(node.func, ast.Name) and name == "open"):
         _open(node, first, True, effects, bound)
     elif short == "open":  # Path(p).open(mode); `p = Path.home() / "x"; p.open("a")`: what the name holds
         opened = node.func.value if isinstance(node.func, ast.Attribute) else None
@@ -585,7 +586,7 @@ def _open(
     positional = node.args[1:2] if builtin else node.args[:1]
     mode = positional[0] if positional else None
     mode = next((k.value for k in node.keywords if k.arg == "mode"), mode)
-    text = mode.value if isinstance(mode, ast.Constant) and isinstance(mode.value, str) else "r"
+    text = open_mode(mode)
     writes = any(m in text for m in "wax+")
     effects.commands.append(["tee" if writes else "cat", _value(target, bound)])
 
