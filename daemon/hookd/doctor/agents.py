@@ -195,10 +195,21 @@ def hooks_switched_off(file: ScopeFile) -> list[Finding]:
             doc = file.doc if not beside else read_settings(where)
         except HookdError:
             continue  # not hookd's file: its syntax is the agent's business
-        if doc is not None and dotted(doc, key) == off:
-            detail = f"{key} is {json.dumps(off)} in {where}: {file.agent.title} runs no hook"
-            findings.append(Finding("", False, detail, f"set {key} to {json.dumps(not off)} in {where}"))
+        for found in switched(doc or {}, key, off):
+            detail = f"{found} is {json.dumps(off)} in {where}: {file.agent.title} runs no hook"
+            findings.append(Finding("", False, detail, f"set {found} to {json.dumps(not off)} in {where}"))
     return findings
+
+
+def switched(doc: JSONObject, key: str, off: Any) -> list[str]:
+    """The keys that hold `off`: `key` itself, or where it has a `*` part (Codex's `profiles.*.features.hooks`)
+    each entry of that table that does, by its own name (`profiles.quick.features.hooks`)."""
+    table_key, star, rest = key.partition(".*.")
+    if not star:
+        return [key] if dotted(doc, key) == off else []
+    table = dotted(doc, table_key)
+    entries = table.items() if isinstance(table, dict) else ()
+    return [f"{table_key}.{name}.{rest}" for name, entry in entries if dotted(entry, rest) == off]
 
 
 def dotted(doc: JSONObject, key: str) -> Any:
