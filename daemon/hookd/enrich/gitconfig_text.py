@@ -164,16 +164,21 @@ def unjudged_write(path: str, program: str, via: str) -> dict[str, JSON]:
             "raw": f"the git configuration {path}, which {program} writes"}  # fmt: skip
 
 
-def unjudged_shell_writes(effects: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
+def unjudged_shell_writes(effects: list[dict[str, JSON]], home: str, project: str) -> list[dict[str, JSON]]:
     """For a shell line's effects: a write into a git configuration file other than `git config` setting one key
-    (judged by that key) writes a text hookd cannot judge whole; one exec effect per such file."""
+    (judged by that key) writes a text hookd cannot judge whole; one exec effect per such file. A file the user's
+    or the project's configuration includes is one too (`>> ~/.gitconfig-work`), as it is for the file tools."""
     found: dict[str, dict[str, JSON]] = {}
+    included: frozenset[str] | None = None  # looked up on the first plain write only: most lines write nothing
     for effect in effects:
         path = effect.get("path")
         if effect.get("op") != "write" or not isinstance(path, str) or effect.get("key") or path in found:
             continue
-        if is_git_config(path):
-            found[path] = unjudged_write(path, str(effect.get("program") or ""), "shell")
+        if not is_git_config(path):
+            included = included_configs(home, project) if included is None else included
+            if path not in included:
+                continue
+        found[path] = unjudged_write(path, str(effect.get("program") or ""), "shell")
     return list(found.values())
 
 

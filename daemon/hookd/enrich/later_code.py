@@ -163,7 +163,7 @@ def written_later(model: EffectModel, *, home: str, project: str) -> list[dict[s
     top_entries(effects, home, model.ledger.produced)  # `rsync -a ~/.claude/ …`: which stores it may hold now
     return [
         *left_by_shell(effects, model.ledger.contents, home=home, project=project, made=model.ledger.produced),
-        *unjudged_shell_writes(effects),
+        *unjudged_shell_writes(effects, home, project),
         *placed_changed(effects),
     ]
 

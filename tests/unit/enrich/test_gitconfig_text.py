@@ -193,6 +193,34 @@ def test_a_shell_write_into_a_configuration_is_code_not_known(tmp_path: Path, co
     assert len(unknown) == 1 and unknown[0]["known"] is False and is_git_config(str(unknown[0]["config"]))
 
 
+# git-config(1), "Includes": an included file's keys are read as if they were in the including file, so a
+# shell write into one writes the git configuration (`>> ~/.gitconfig-work`), as a file tool's write does
+@pytest.mark.parametrize(
+    ("command", "unknown"),
+    [
+        ("printf '[core]\\n\\tfsmonitor = x\\n' >> ~/.gitconfig-work", True),
+        ("sed -i '$a [core]\\n\\tfsmonitor = x' .gitconfig.shared", True),
+        ("cat evil.cfg > .gitconfig.shared", True),
+        ("echo '*.log' >> .gitignore", False),
+        ("sed -i s/a/b/ README.md", False),
+        ("cat ~/.gitconfig-work", False),
+    ],
+)
+def test_a_shell_write_into_an_included_configuration_is_code_not_known(
+    tmp_path: Path, command: str, unknown: bool
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    (home / ".gitconfig").write_text("[include]\n\tpath = ~/.gitconfig-work\n")
+    (home / ".gitconfig-work").write_text("[user]\n\temail = a@example.com\n")
+    (project / ".git" / "config").write_text("[include]\n\tpath = ../.gitconfig.shared\n")
+    (project / ".gitconfig.shared").write_text("[alias]\n\tst = status\n")
+    found = shell_effects(command, home=str(home), base_dir=str(project), project_dir=str(project))[1]
+    configs = [e["config"] for e in found if e["op"] == "exec" and e.get("config")]
+    assert bool(configs) is unknown and all(e.get("known") is False for e in found if e.get("config"))
+
+
 @pytest.mark.parametrize(
     "command", ["git config --global user.name x", "git commit -qm x", "git add .", "git init", "echo x > notes"]
 )
