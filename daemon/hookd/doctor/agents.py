@@ -28,6 +28,7 @@ from typing import Any
 from hookd.config import Config
 from hookd.dialects.registry import AGENTS, NAMES
 from hookd.dialects.spec import AgentSpec, TrustChange
+from hookd.dialects.spec import dotted as settings_value
 from hookd.doctor.findings import Finding
 from hookd.errors import HookdError
 from hookd.types import Event
@@ -204,12 +205,11 @@ def hooks_switched_off(file: ScopeFile) -> list[Finding]:
 def switched(doc: JSONObject, key: str, off: Any) -> list[str]:
     """The keys that hold `off`: `key` itself, or where it has a `*` part (Codex's `profiles.*.features.hooks`)
     each entry of that table that does, by its own name (`profiles.quick.features.hooks`)."""
-    table_key, star, rest = key.partition(".*.")
-    if not star:
-        return [key] if dotted(doc, key) == off else []
-    table = dotted(doc, table_key)
-    entries = table.items() if isinstance(table, dict) else ()
-    return [f"{table_key}.{name}.{rest}" for name, entry in entries if dotted(entry, rest) == off]
+    value = settings_value(doc, key)
+    if "*" not in key:
+        return [key] if value == off else []
+    entries = value.items() if isinstance(value, dict) else ()
+    return [key.replace("*", name, 1) for name, found in entries if found == off]
 
 
 def dotted(doc: JSONObject, key: str) -> Any:
