@@ -71,6 +71,11 @@ def shim_call(shim: list[str], socket_path: Path, command: str, env: dict[str, s
     return {"reply": reply, "ms": round((time.monotonic() - started) * 1000, 1), "rc": done.returncode}
 
 
+def lane_pid(status: str) -> str:
+    """The lane's pid as `hookd status` gives it (0 until the lane serves), or "" without a lane line."""
+    return next((line.split()[1] for line in status.splitlines() if line.startswith("lane:")), "")
+
+
 def plant(directory: Path, marker: Path) -> Path:
     """A `hookd` package in `directory` whose import (or `-m` run) writes `marker` (in a directory the unit
     lets the daemon write: $HOME is read-only to it)."""
@@ -119,6 +124,10 @@ def main(workdir: Path, shim_python: str, shim_path: str) -> dict[str, Any]:
         wait_for(lambda: run(service, env).stdout.strip() != "activating", "the service's start")
         result["after_first_call"] = run(service, env).stdout.strip()
         result["second"] = shim_call(shim, hook_socket, "ls", env)
+        status_command = [sys.executable, "-m", "hookd", "status", "--runtime-dir", str(runtime / "hookd")]
+        # The lane serves once it loaded the policies (status names its pid then): a heavy request sent before
+        # waits for that, which on a loaded box can outlast its deadline (tests/support.py's wait_for_lane).
+        wait_for(lambda: lane_pid(run(status_command, env).stdout) not in ("", "0"), "the lane serving")
         # A heavy request (over [limits] lane_command_tokens): the lane decides it, inside the same unit.
         result["heavy"] = shim_call(shim, hook_socket, "rm -rf " + " ".join(f"/srv/d{i}" for i in range(40)), env)
         reload = run(["systemctl", "--user", "reload", "hookd.service"], env)
@@ -127,13 +136,12 @@ def main(workdir: Path, shim_python: str, shim_path: str) -> dict[str, Any]:
         wait_for(lambda: run(service, env).stdout.strip() != "reloading", "the service's reload")
         result["after_reload"] = run(service, env).stdout.strip()
         result["third"] = shim_call(shim, hook_socket, "rm -rf /", env)
-        status_command = [sys.executable, "-m", "hookd", "status", "--runtime-dir", str(runtime / "hookd")]
         # The lane reports the requests it took each second: until then status shows the lane at 0.
         with contextlib.suppress(SystemExit):
             wait_for(lambda: "(1 heavy requests taken)" in run(status_command, env).stdout, "the lane's count")
         status = run(status_command, env)
         result["status"] = status.returncode, status.stdout
-        lane = next((line.split()[1] for line in status.stdout.splitlines() if line.startswith("lane:")), "")
+        lane = lane_pid(status.stdout)
         stat = Path(f"/proc/{lane}/stat").read_text() if lane.isdigit() else ")" + " 0" * 17
         result["lane_nice"] = int(stat.rsplit(")", 1)[1].split()[16])  # the unit lets it lower its priority
         stop = run(["systemctl", "--user", "stop", "hookd.service", "hookd.socket", "hookd-control.socket"], env)

@@ -405,14 +405,17 @@ def main(argv: list[str]) -> int:
     configure_logging(config.daemon.log_level)
     listener = socket.socket(fileno=listen_fd) if listen_fd >= 0 else None
     channel = socket.socket(fileno=channel_fd)
-    if listen_fd == LANE_FD:  # the stream lane's chunks are light and awaited one by one: the daemon's priority
-        lower_priority()
     quiet = load_quiet() if journal is not None else None  # None where it does not load: every chunk Python's
     try:
         worker = WorkerProcess(config, index, lane=listener is None, journal=journal, quiet=quiet)
     except HookdError as exc:
         log.error("worker_start_failed", worker=index, error=str(exc))
         return 1
+    # Lowered once the policies loaded: at nice 10 on a busy box the load took seconds, and a heavy request
+    # sent meanwhile waited for it past its deadline. The stream lane's chunks are light and awaited one by
+    # one: it keeps the daemon's priority.
+    if listen_fd == LANE_FD:
+        lower_priority()
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(worker.run(listener, channel))
     return 0
