@@ -2,7 +2,9 @@
 release is made of, the wheel from that sdist, and the wheel is installed into a new virtualenv in a
 temporary directory with its dependencies: what the wheel declares and what those declare in turn, each as
 requirements.lock pins it (hash-checked), and nothing else (no test tools). Then, from that venv
-only, with a throw-away HOME: `hookd test` runs the default policies' tests, `hookd shim build`
+only, with a throw-away HOME: `hookd test` runs the default policies' tests (their Rego tests and cases,
+and corpus files of each kind: tests/integration/test_cli.py runs the whole corpus on the same code, and the
+wheel is checked to carry every file of the checkout it is built from), `hookd shim build`
 builds the native shim, `hookd serve` serves the default policies, `hookd install` registers the shim
 for Gemini CLI and Claude Code, and the real Gemini CLI (offline, scripted model) gets one BeforeTool
 deny (an `rm -rf` outside the project) and one allow (a write inside it).
@@ -190,11 +192,25 @@ def test_the_checkout_only_bench_is_not_offered(installed: Installed) -> None:
     assert done.returncode == 2 and "invalid choice: 'bench'" in done.stderr, done.stderr
 
 
-# the whole corpus (13,140 cases at 2026-12-07, growing each round): past 600 s beside the suite's workers on a 2-core
-# box; the limit only keeps a stuck run from hanging the suite
-@pytest.mark.timeout(1260)
+def test_the_wheel_carries_every_file_of_the_checkout(installed: Installed) -> None:
+    """Each tracked file of the package, the policies and the shims (what a run of the whole corpus from the
+    install would miss first: a data file left out of the package data)."""
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    tracked = run(["git", "ls-files", "-z", "daemon/hookd", "policies", "client_shim"], cwd=ROOT).split("\0")
+    package = ROOT / "daemon" / "hookd"
+    paths = [ROOT / name for name in tracked if name]
+    wanted = {f"hookd/_data/{p.relative_to(ROOT)}" for p in paths if not p.is_relative_to(package)}
+    wanted |= {f"hookd/{p.relative_to(package)}" for p in paths if p.is_relative_to(package)}
+    missing = sorted(wanted - names)
+    assert len(wanted) > 300 and not missing, missing
+
+
+# A part of the corpus (the policies' own cases and a corpus file of each kind): the whole of it runs in
+# tests/integration/test_cli.py on the same code. The limit only keeps a stuck run from hanging the suite.
+@pytest.mark.timeout(900)
 def test_default_policy_tests_run_from_the_install(installed: Installed) -> None:
-    done = installed.hookd("test", timeout=1200)
+    files = ("red-team", "blind-shell-22", "blind-tools-21", "blind-tamper-18", "blind-benign-20")
+    done = installed.hookd("test", *(f"--corpus={name}" for name in files), timeout=840)
     passed = int(done.stdout.strip().splitlines()[-1].split()[0])
     summary = r" passed, 0 failed(, \d+ known gaps)?(, \d+ outside the aims)?$"  # policies/README.md
     assert passed > 100 and re.search(summary, done.stdout.strip()), done.stdout

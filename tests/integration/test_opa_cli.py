@@ -45,14 +45,13 @@ def failing_policy_dir(root: Path) -> Path:
     return root
 
 
-# The whole corpus twice (12,400 cases at 2026-12-07, growing each round): embedded past 300 s beside the suite's
-# other half on a 2-core box; the limits only keep a stuck run from hanging the suite.
-@pytest.mark.timeout(2400)
+# The whole corpus (13,600 cases at 2026-12-07, growing each round): past 600 s beside the suite's other half on a
+# 2-core box; the limit only keeps a stuck run from hanging the suite. The embedded engine's run of the same cases
+# is tests/integration/test_cli.py's: both passing every case (a met gap fails too) is the same verdict on each.
+@pytest.mark.timeout(1260)
 def test_default_policies_pass_the_same_tests_under_opa() -> None:
-    embedded = hookd("test", str(ROOT / "policies"), timeout=900)
     remote = hookd("test", "--engine", "opa", str(ROOT / "policies"), timeout=1200)
     assert remote.returncode == 0, remote.stdout + remote.stderr
-    assert remote.stdout.splitlines()[-1] == embedded.stdout.splitlines()[-1]
     assert re.search(r" passed, 0 failed(, \d+ known gaps)?(, \d+ outside the aims)?$", remote.stdout.splitlines()[-1])
 
 

@@ -21,6 +21,13 @@ def register(sub: Any) -> None:
         "--engine", choices=("embedded", "opa"), help="who evaluates the Rego (default: daemon.engine of the config)"
     )
     test.add_argument(
+        "--corpus",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only the corpus files whose name matches GLOB (e.g. 'blind-shell-*'); repeatable; default: every one",
+    )
+    test.add_argument(
         "--opa-url", help="with --engine opa: this OPA server (default: a private `opa run --server` on 127.0.0.1)"
     )
 
@@ -44,7 +51,7 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
             config = replace(config, opa=replace(config.opa, url=url))
             check_opa(config.opa, "--opa-url")
         opa = config.opa if engine == "opa" else None
-        results = run_rego_tests(policy_dir, opa) + run_case_files(policy_dir, config)
+        results = run_rego_tests(policy_dir, opa) + run_case_files(policy_dir, config, args.corpus)
     for result in results:
         if result.status in ("FAIL", "ERROR") or args.verbose:
             print(f"{result.status:5} {result.name}" + (f": {result.detail}" if result.detail else ""))

@@ -20,6 +20,7 @@ own set: each set gets its own total (`set/all`) beside the total of the plain c
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
-from hookd.errors import one_line
+from hookd.errors import HookdError, one_line
 from hookd.policytest.result import TestResult
 from hookd.types import ToolKind, ToolSpec
 
@@ -47,8 +48,20 @@ def _default_tool(kind: ToolKind) -> tuple[str, ToolSpec]:
 _KINDS = {"read": ToolKind.READ, "write": ToolKind.WRITE, "edit": ToolKind.EDIT}
 
 
-def find_corpus_files(policy_dir: Path) -> list[Path]:
-    return sorted(p for p in policy_dir.rglob("*.jsonl") if p.parent.name == "corpus")
+def find_corpus_files(policy_dir: Path, patterns: Sequence[str] = ()) -> list[Path]:
+    """Every corpus file of `policy_dir`, or those whose name (or name without `.jsonl`) matches one of
+    `patterns` (globs); a pattern that matches none is an error, never a run that silently tests less."""
+    files = sorted(p for p in policy_dir.rglob("*.jsonl") if p.parent.name == "corpus")
+    if not patterns:
+        return files
+    for pattern in patterns:
+        if not any(_named(path, pattern) for path in files):
+            raise HookdError(f"--corpus {pattern!r}: no corpus file of {policy_dir} matches it")
+    return [path for path in files if any(_named(path, pattern) for pattern in patterns)]
+
+
+def _named(path: Path, pattern: str) -> bool:
+    return fnmatch.fnmatchcase(path.name, pattern) or fnmatch.fnmatchcase(path.stem, pattern)
 
 
 def run_corpus(files: Sequence[Path], run_case: RunCase) -> list[TestResult]:

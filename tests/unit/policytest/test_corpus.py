@@ -7,7 +7,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hookd import policytest
+from hookd.errors import HookdError
 from hookd.policytest.corpus import figures, find_corpus_files, run_corpus
 
 
@@ -91,6 +94,18 @@ def test_file_tool_cases_become_file_tool_payloads(tmp_path: Path) -> None:
     run_corpus([path], run)
     assert (seen[0]["tool_name"], seen[0]["tool_input"]["file_path"]) == ("write_file", "/p/.env")
     assert find_corpus_files(tmp_path) == [path]
+
+
+def test_corpus_globs_pick_files_by_name_and_one_that_matches_none_is_an_error(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for name in ("blind-shell-1", "blind-shell-2", "red-team"):
+        (folder / f"{name}.jsonl").write_text("")
+    names = [p.stem for p in find_corpus_files(tmp_path, ["blind-shell-*", "red-team.jsonl"])]
+    assert names == ["blind-shell-1", "blind-shell-2", "red-team"]
+    assert [p.stem for p in find_corpus_files(tmp_path, ["red-team"])] == ["red-team"]
+    with pytest.raises(HookdError, match=r"--corpus 'blind-tools-\*': no corpus file of .* matches it"):
+        find_corpus_files(tmp_path, ["red-team", "blind-tools-*"])
 
 
 def test_the_default_bundle_corpus_holds_sources_for_every_case() -> None:
