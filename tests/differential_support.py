@@ -1,6 +1,6 @@
 """What the short routes' differential tests share (tests/unit/enrich/test_first_test.py, test_plain_write.py): every
 payload of the policies' cases and the corpus with its world, and a throw-away project and home to parse it in as the
-corpus runner does."""
+corpus runner does. The corpus's lines are a share of it (tests/corpus_share.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from corpus_share import in_share
 
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.policytest import _substitute
@@ -19,14 +21,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def policy_payloads() -> Iterator[tuple[str, dict[str, Any], Any]]:
-    """(client, payload with `${PROJECT}`/`${HOME}` unsubstituted, world) of every policy case and corpus line."""
+    """(client, payload with `${PROJECT}`/`${HOME}` unsubstituted, world) of every policy case and of the corpus
+    lines in the share (tests/corpus_share.py)."""
     for path in sorted(ROOT.glob("policies/*/cases/*.json")):
         for case in json.loads(path.read_text(encoding="utf-8")):
             if isinstance(case, dict) and isinstance(case.get("payload"), dict):
                 yield str(case.get("client", DEFAULT_AGENT)), case["payload"], case.get("world", {})
     for path in sorted(ROOT.glob("policies/corpus/*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
+            if line.strip() and in_share(line):
                 case = json.loads(line)
                 yield str(case.get("client", DEFAULT_AGENT)), _payload(case), case.get("world", {})
 

@@ -102,11 +102,11 @@ def world() -> Iterator[World]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-@pytest.mark.timeout(900)  # grows with the corpus: ~1-2 min on an idle box; the limit only stops a stuck run
+@pytest.mark.timeout(900)  # grows with the corpus (its share: tests/corpus_share.py); the limit only stops a stuck run
 def test_every_corpus_payload_answered_gets_the_full_analysis_facts(world: World) -> None:
     answered = [world.compared(client, payload, made) for client, payload, made in cases()]
-    assert answered.count(True) >= 20, "the first test answers for too few payloads to be tested here"
-    assert answered.count(False) >= 1000
+    assert answered.count(True) >= 10, "the first test answers for too few payloads to be tested here"
+    assert answered.count(False) >= 300  # of the ~2,700 payloads with the corpus's share (tests/corpus_share.py)
 
 
 def test_the_bench_plain_calls_are_answered(world: World) -> None:

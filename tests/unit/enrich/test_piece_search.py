@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_share import in_share
 
 from hookd.enrich import carried_secrets as cs
 from hookd.enrich.piece_search import piece_index, pieced_values
@@ -64,24 +65,25 @@ def _corpus() -> tuple[list[str], frozenset[str]]:
     for path in sorted(CORPUS.glob("*.jsonl")):
         for line in path.read_text().splitlines():
             case = json.loads(line)
-            texts += [t for t in _strings(case.get("tool_input")) if len(t) >= cs.PIECE]
+            if in_share(line):  # tests/corpus_share.py; the stores' values below come from every line
+                texts += [t for t in _strings(case.get("tool_input")) if len(t) >= cs.PIECE]
             for name, content in (case.get("world") or {}).get("files", {}).items():
                 if name.rpartition("/")[2] in STORES and isinstance(content, str):
                     values |= cs.store_values(content, dotenv=True, netrc=name.endswith("netrc"))
     return texts, frozenset(values)
 
 
-@pytest.mark.timeout(900)  # grows with the corpus: ~1-2 min on an idle box; the limit only stops a stuck run
+@pytest.mark.timeout(900)  # grows with the corpus; the limit only stops a stuck run
 def test_the_corpus_finds_what_each_value_searched_alone_found() -> None:
     texts, values = _corpus()
-    assert len(values) > 20 and len(texts) > 1000
+    assert len(values) > 20 and len(texts) > 200
     hits = 0
     for text in texts:
         haystack = "\n".join(cs._decoded(text[: cs.MAX_TEXT]))
         expected = oracle(haystack, values)
         assert found(haystack, values) == expected, text[:200]
         hits += bool(expected)
-    assert hits > 20  # the corpus's carried secrets are among them
+    assert hits > 10  # the carried secrets of the corpus's share are among them
 
 
 def _spliced(rng: random.Random, value: str) -> str:

@@ -100,8 +100,8 @@ def world() -> Iterator[World]:
 
 def test_every_write_answered_gets_the_full_analysis_facts(world: World) -> None:
     answered = [world.compared(c, p, w) for c, p, w in cases() if _writes(p)]
-    assert answered.count(True) >= 20, "the first test answers for too few writes to be tested here"
-    assert answered.count(False) >= 200
+    assert answered.count(True) >= 5, "the first test answers for too few writes to be tested here"  # of the share
+    assert answered.count(False) >= 100
 
 
 def test_the_bench_plain_write_is_answered(world: World) -> None:
