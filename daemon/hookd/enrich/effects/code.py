@@ -275,11 +275,12 @@ class CodeRuns:
             if text is None:
                 self.stdin_code(program.name, view.stdin if view.stdin != "none" else "unknown")
                 return
-            known = make_runs_only_recipes(text) if lang == "make" else follow_code(lang, text).known
+            if lang != "make":  # its commands and file calls walked as code handed on the line (`sftp -b - <<EOF`)
+                self._handed(program.name, text, Hook("option", code=True, lang=lang), follow)
+                return
+            known = make_runs_only_recipes(text)
             self.ledger.add("exec", None, program.name, code={"lang": lang, "text": text}, known=known)
-            follow.scripts.extend(_recipes(text) if lang == "make" else [])
-            if lang != "make" and follow.code is None:
-                follow.code = (lang, text)
+            follow.scripts.extend(_recipes(text))
 
     def package_dirs(self, program: Program, parsed: Parsed, place: Place) -> None:
         """`pip install DIR`, `npm install DIR`: the package's own code runs (setup.py, a build backend, lifecycle

@@ -160,13 +160,16 @@ def launched_words(argv: list[str]) -> list[str]:
 # also `:!`, gdb also `shell `) runs the rest of the line in a shell: vim(1) ":!", less(1) "!", ed(1) "!",
 # more(1) "!", gdb(1) "shell"; GTFOBins' `shell` function of each.
 ESCAPING_LANGS = frozenset({"vim", "ex", "less", "more", "ed", "gdb", "man"})
+# The address types of a relay's two ends that run a command on one end: socat(1)'s EXEC: and SYSTEM:, websocat's
+# `exec:`, `cmd:` and `sh-c:` (https://github.com/vi/websocat/blob/master/doc.md, "Address types")
+_COMMAND_ADDRESSES = frozenset({"EXEC", "SYSTEM", "CMD", "SH-C"})
 
 
 def shell_escapes(lang: str, text: str) -> list[str]:
     """The shell command lines in `text`, code in an editor's or pager's command language."""
     if lang == "socat":  # an address `EXEC:cmd,opts` / `SYSTEM:cmd` runs cmd (socat(1), "ADDRESS TYPES")
         kind, _, rest = text.partition(":")
-        return [rest.split(",", 1)[0]] if kind.upper() in ("EXEC", "SYSTEM") and rest else []
+        return [rest.split(",", 1)[0]] if kind.upper() in _COMMAND_ADDRESSES and rest else []
     if lang not in ESCAPING_LANGS:
         return []
     found = []

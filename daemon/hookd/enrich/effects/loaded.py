@@ -45,6 +45,7 @@ _SUBSTITUTED = re.compile(r"`([^`]+)`|\$\(([^()]+)\)")
 # a line that runs nothing: blank, a comment, a section, punctuation, a key or a make target alone
 _PLAIN_LINE = re.compile(r"""(?:[#;].*|//.*|\[[^\]]*\]|[{}\[\],]+|-?\s*"?[\w.@/%-]+"?\s*:)?""")  # a stripped line
 _GLOB = re.compile(r"[*?\[]")  # a pattern: what it matches is judged by the command's own effects
+_SETTING_KEY = re.compile(r"[A-Za-z][\w.-]*")  # the name in a `NAME=VALUE` word an option hands on
 _MAX_COMMANDS = 16  # command lines of one file walked (each is parsed as a script: the cost stays linear)
 _MAX_COMMAND = 4096  # characters of one
 _MAX_LINES = 256  # lines of a written file looked at for settings (the input caps bound its size)
@@ -264,6 +265,9 @@ def _handed_words(view: CommandView, patterns: frozenset[str] = frozenset()) -> 
             continue
         if value and not value.startswith("-") and not _dynamic(value) and not _GLOB.search(value):
             words.append(value)
+            key, equals, setting = value.partition("=")  # `-o PKCS11Provider=/tmp/p.so`: a setting names the file
+            if equals and setting and _SETTING_KEY.fullmatch(key):
+                words.append(setting)
     return words
 
 
