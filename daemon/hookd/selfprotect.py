@@ -47,7 +47,7 @@ from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_aliases import later_agent_starts
 from hookd.selfprotect_bases import base_places
-from hookd.selfprotect_config import caller_config, caller_config_stamp
+from hookd.selfprotect_config import caller_config, caller_config_stamp, own_endpoints, reached_endpoints
 from hookd.selfprotect_edits import event_texts
 from hookd.selfprotect_env import settings_env_starts
 from hookd.selfprotect_installs import pinned_installs
@@ -158,6 +158,7 @@ class ProtectedSet:
     def __init__(self, config: Config, env: Mapping[str, str] | None = None) -> None:
         self._env = dict(os.environ if env is None else env)
         self._own = tuple(Surface(path, what, "", "hookd") for path, what in hookd_places(config))
+        self._endpoints = own_endpoints(config)
         self._moves = tuple(dict.fromkeys(name for spec in AGENTS.values() for name in spec.install.location_env))
         self._cache: OrderedDict[tuple[str, ...], tuple[list[JSON], dict[str, Surface]]] = OrderedDict()
         self._indexes: dict[int, tuple[list[JSON], _Index]] = {}
@@ -229,7 +230,8 @@ class ProtectedSet:
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
         starts += pinned_installs(_shell_commands(event), event.cwd) + settings_env_starts(event, written, judged)
-        hookd = {"protected": near, "keeps": keeps, "starts": starts, "patterns": reached}
+        hookd: dict[str, Any] = {"protected": near, "keeps": keeps, "starts": starts, "patterns": reached}
+        hookd |= reached_endpoints(self._endpoints, event.facts.get("effects"))
         return event.with_facts(hookd={**hookd, "later": later} if later else hookd)
 
     def hit(

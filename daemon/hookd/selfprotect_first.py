@@ -36,6 +36,7 @@ from hookd.dialects.registry import AGENTS
 from hookd.enrich.build_files import is_editor_tasks, is_started_file
 from hookd.enrich.paths import event_home
 from hookd.selfprotect import _NOT_WRITING, ProtectedSet, _ancestry, _dicts, _first_words, _Index, _reached
+from hookd.selfprotect_config import reached_endpoints
 from hookd.selfprotect_installs import pinned_installs
 from hookd.selfprotect_keys import extension_judge
 from hookd.selfprotect_patterns import PATTERN, built_patterns
@@ -60,7 +61,7 @@ class ProtectedPlaces(ProtectedSet):
             return event
         facts = event.facts
         effects = _dicts(facts.get("effects"))
-        if any(_left_for_later(effect) for effect in effects):
+        if any(_left_for_later(effect) for effect in effects) or reached_endpoints(self._endpoints, effects):
             return None
         if _may_start_an_agent(facts.get("shell")) or pinned_installs(_dicts(_commands(facts.get("shell"))), event.cwd):
             return None

@@ -17,12 +17,12 @@
 # computed (daemon/hookd/selfprotect_edits.py), every other shell write never.
 package hookd.self_protection
 
-# Every verdict below iterates input.hookd.protected or input.hookd.starts: with both empty (a call whose
+# Every verdict below iterates input.hookd.protected, input.hookd.starts or input.hookd.endpoints: with all empty (a call whose
 # paths are near no protected place and that starts no agent) the package is not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["write", "edit", "shell", "mcp", "other"],
-	"facts": ["hookd.protected", "hookd.starts"],
+	"facts": ["hookd.protected", "hookd.starts", "hookd.endpoints"],
 }
 
 # One reason per changed path and place, naming every way the call changes it (`sed -i` read from the
@@ -31,6 +31,14 @@ deny contains {"id": "hookd-self-protection", "reason": reason} if {
 	some [path, what] in _hit
 	vias := concat(", ", sort({t.via | some t in _changes; t.path == path; not _kept(t)}))
 	reason := sprintf("%s on %s is blocked: it is %s, and changing it would change how hookd guards this session", [vias, path, what])
+}
+
+# A request that changes the policies or data of the OPA server hookd decides with (`curl -X PUT
+# …:8181/v1/policies/x`, a PATCH or DELETE of /v1/data), or a signal to what holds hookd's HTTP hook port (`fuser -k
+# 8765/tcp`): the daemon finds them from its config and the call's effects (daemon/hookd/selfprotect_config.py).
+deny contains {"id": "hookd-self-protection", "reason": reason} if {
+	some hit in input.hookd.endpoints
+	reason := sprintf("%s is blocked: it reaches %s, and would change or stop how hookd guards this session", [hit.how, hit.what])
 }
 
 # A nested agent started with hookd's hooks switched off, or with the settings that hold them moved away,

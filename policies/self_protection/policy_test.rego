@@ -191,3 +191,9 @@ test_a_link_in_place_of_what_holds_no_place_allowed if {
 	_t_allowed(_t_effects([{"op": "link", "path": "/home/alice/dotfiles/nvim", "to": "/home/alice/.config/nvim", "program": "ln", "via": "shell"}]))
 	_t_allowed(_t_effects([{"op": "copy", "path": "/tmp/cfg", "to": "/home/alice/.gemini", "program": "cp", "via": "shell"}]))
 }
+
+test_a_change_of_the_policy_engine_or_a_stop_of_the_hook_port_is_denied if {
+	hit := {"what": "the policy engine hookd decides with", "how": "PUT http://127.0.0.1:8181/v1/policies/x"}
+	_t_denied(object.union(_t_effects([]), {"hookd": {"protected": [], "keeps": [], "endpoints": [hit]}}))
+	not _t_denied(object.union(_t_effects([]), {"hookd": {"protected": [], "keeps": []}}))
+}

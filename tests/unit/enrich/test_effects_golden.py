@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus_share import in_share, whole_corpus
 
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.enrich.paths import enrich_paths
@@ -42,18 +41,25 @@ BENCH_FILES = (("write_file", "src/app.py"), ("write_file", ".env"), ("read_file
 def payloads(whole: bool = True) -> Iterator[tuple[str, dict[str, Any]]]:
     """(client, payload with `${PROJECT}`/`${HOME}` unsubstituted) for every case, corpus line and bench call;
     unless `whole`, of the corpus only the lines in the share (tests/corpus_share.py)."""
+
     for path in sorted(ROOT.glob("policies/*/cases/*.json")):
         for case in json.loads(path.read_text(encoding="utf-8")):
             if isinstance(case, dict) and isinstance(case.get("payload"), dict):
                 yield str(case.get("client", DEFAULT_AGENT)), case["payload"]
     for path in sorted(ROOT.glob("policies/corpus/*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and (whole or in_share(line)):
+            if line.strip() and (whole or _in_share(line)):
                 case = json.loads(line)
                 yield str(case.get("client", DEFAULT_AGENT)), _payload(case)
     bench = [{"command": c} for c in BENCH_COMMANDS]
     for case in [*bench, *({"tool": t.split("_")[0], "path": p} for t, p in BENCH_FILES)]:
         yield DEFAULT_AGENT, _payload(case)
+
+
+def _in_share(line: str) -> bool:
+    from corpus_share import in_share  # on pytest's path; `--write`, run as a script, takes every payload
+
+    return in_share(line)
 
 
 def enriched(client: str, payload: dict[str, Any], project: Path, home: Path) -> Any:
@@ -125,6 +131,8 @@ def outputs(whole: bool = True) -> dict[str, tuple[str, str]]:
 @pytest.mark.timeout(900)  # grows with the corpus; the limit only stops a stuck run
 def test_shell_and_effects_are_unchanged() -> None:
     stored: dict[str, str] = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    from corpus_share import whole_corpus
+
     now = outputs(whole=whole_corpus())  # --write stores every payload's; the test compares the share's
     common = [k for k in now if k in stored]
     assert len(common) >= 0.8 * len(now), "most payloads are not stored: regenerate effects_golden.json"

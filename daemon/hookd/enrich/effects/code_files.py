@@ -9,8 +9,9 @@ both asked). A file `cat` hands a pipe is that text on the next command's stdin 
 from __future__ import annotations
 
 import os
+import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hookd.enrich.effects.catalogue import Hook, Program
@@ -41,6 +42,51 @@ def code_from_files(
         path = str(place(value).get("path") or "")
         if value not in STDIN_FILES and path and path not in code.ledger.produced:
             _judged(code, program.name, program.code_file_lang, path, follow)
+    for entry in program.reads_code:
+        _documents(code, program, parsed, (entry, view.env), given)
+
+
+def _documents(
+    code: CodeRuns,
+    program: Program,
+    parsed: Parsed,
+    entry: tuple[Mapping[str, Any], Mapping[str, str]],
+    given: tuple[Place, Followups],
+) -> None:
+    """The files `program` reads as instructions in the language of a `reads_code` entry (an XSLT stylesheet's
+    `exsl:document`, a roff `.so`, an ffmpeg concat list's `file` lines, the files bc's BC_ENV_ARGS names): each
+    judged as that code handed on the line, from what the line wrote there or the disk's text; one the line made
+    unseen, or one on disk it cannot read, is code not known. A word that is the text itself (`inline`: TeX's
+    first line `\\documentclass…`) is that code. `entry` comes with the command's environment."""
+    (spec, env), (place, follow) = entry, given
+    if spec.get("when") and not any(o in spec["when"] for o, _ in parsed.options):
+        return
+    if any(not any((o, v) in parsed.options for v in values) for o, values in spec.get("when_values", {}).items()):
+        return
+    named = [w for w in env.get(str(spec.get("env", "")), "").split() if not w.startswith("-")]
+    words = [v for o, v in parsed.options if o == spec.get("option") and v]
+    words += parsed.operands[:1] if spec.get("first") else parsed.operands if spec.get("operands") else []
+    prefix, inline = str(spec.get("prefix", "")), re.compile(str(spec.get("inline", "(?!)")))
+    hook = Hook("option", code=True, lang=str(spec["lang"]))
+    for word in [*named, *(w for w in words if w.startswith(prefix))][:_MAX_DOCUMENTS]:
+        if inline.match(word):
+            code.handed_code(program.name, word, hook, follow)
+            continue
+        placed = place(word.removeprefix(prefix))
+        path = str(placed.get("path") or "")
+        if not path or word in STDIN_FILES:
+            continue
+        if word in named:  # (an operand's or option's read is its own effect already)
+            code.ledger.add("read", placed, program.name)
+        text, made = file_text(path, code.ledger)
+        if text is not None:
+            code.handed_code(program.name, text, hook, follow)
+        elif made != "unread" or os.path.lexists(path):  # (one that is not there is not read)
+            flow: dict[str, Any] = {"flow": made} if made in ("fetch", "decode") else {}
+            code.ledger.add("exec", placed, program.name, code={"lang": hook.lang, "text": ""}, known=False, **flow)
+
+
+_MAX_DOCUMENTS = 8  # files of one command read as instructions (each up to MAX_CODE_FILE)
 
 
 def _stdin_language(program: Program, parsed: Parsed) -> str:

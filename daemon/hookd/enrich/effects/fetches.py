@@ -19,6 +19,7 @@ def fetch_effects(
     model: Ledger, program: Program, parsed: Parsed, operands: list[str], place: Place, name: str
 ) -> None:
     """What a downloader fetches, and the file it writes under the URL's name (`curl -O`, `wget URL`)."""
+    method = request_method(program, parsed, operands)
     if program.at_file_args and operands[:1] and operands[0].isalpha() and operands[0].isupper():
         operands = operands[1:]  # httpie's optional METHOD before the URL
     urls = operands[:1] if program.operands == "fetch-first" else operands
@@ -30,7 +31,9 @@ def fetch_effects(
         if url[:7].lower() == "file://":  # `curl file:///home/u/.ssh/id_rsa`: a read of the local file
             model.add("read", place(url[7:].split("?", 1)[0] or "/"), name, url=url)
             continue
-        model.add("fetch", None, name, url=url, known=not _dynamic(url))
+        fetched = model.add("fetch", None, name, url=url, known=not _dynamic(url))
+        if method:
+            fetched["method"] = method
         if instance_metadata(url):  # it answers with the machine's cloud credentials
             model.add("read", None, name, url=url, metadata=True)
         if served := served_home_file(url, model.home):  # a local server hands out a file of the home
@@ -41,6 +44,21 @@ def fetch_effects(
                 effect = model.add("write", place(base), name)
                 if effect["path"]:
                     model.produce(effect["path"], "fetch")
+
+
+def request_method(program: Program, parsed: Parsed, operands: list[str]) -> str:
+    """The HTTP method of a request that is no plain GET (`curl -X PUT`, `curl -d …` a POST, `curl -T F` a PUT,
+    `http DELETE URL`: the catalogue's `rest_api`), upper case; empty for a GET."""
+    rest = program.rest_api
+    given = parsed.options
+    method = next((v for o, v in given if o in rest.get("method", ()) and v), "")
+    if not method and rest.get("method_operand") and operands[:1] and operands[0].isalpha() and operands[0].isupper():
+        method = operands[0]
+    if not method and any(o in rest.get("put", ()) for o, _ in given):
+        method = "PUT"
+    if not method and any(o in rest.get("post", ()) for o, _ in given):
+        method = "POST"
+    return "" if method.upper() in ("", "GET", "HEAD") else method.upper()
 
 
 def instance_metadata(url: str) -> bool:

@@ -56,7 +56,7 @@ class FileEffects:
             operands = [backend_path(word, program.local_backends) for word in parsed.operands[1:]]
             self._subcommand(subcommand, operands, name, place, recursive)
         else:
-            self._files(program, parsed, argv, name, view, place)
+            self._files(program, parsed, argv, name, view, program.placer(place))
             mark_names_only(self.ledger.effects[start:], program, parsed)
             if program.lists_names:  # `grep -rl PAT ROOT`: names of files below ROOT, as find's
                 names_listed(self.ledger, argv, name, place)

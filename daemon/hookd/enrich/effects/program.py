@@ -5,7 +5,7 @@ effect model's readers act on."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -259,6 +259,10 @@ class Program:
     # code_file_options name code only under one of these options (`pygmentize -x -l F.py:Lexer`: -x allows it)
     code_file_when: frozenset[str] = frozenset()
     code_file_named: bool = False  # the value is `FILE:NAME`, a class of FILE (`-l F.py:Lexer`)
+    signal_options: frozenset[str] = frozenset()  # it signals only under one of these (`fuser -k`), when any
+    file_prefix: str = ""  # a pattern of what a file word may begin with that names how, not where (`file:`)
+    # files it reads as instructions in a language (`xsltproc S.xsl`, `man -l F`, `ffmpeg -f concat -i L`)
+    reads_code: tuple[Mapping[str, Any], ...] = ()
     # of code_file_options, those naming a library the main program is still given beside (`gawk -i FILE 'PROG'`)
     library_options: frozenset[str] = frozenset()
     editor: bool = False
@@ -329,6 +333,13 @@ class Program:
             if word.startswith(prefix) and word[len(prefix) :]:
                 return word[len(prefix) :].rstrip("/") + "/" + path
         return path
+
+    def placer(self, place: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+        """`place` for its file words, each without its `file_prefix` (`png:out.png` is out.png)."""
+        if not self.file_prefix:
+            return place
+        prefix = re.compile(self.file_prefix)
+        return lambda word: place(prefix.sub("", word, count=1))
 
     def code_files(self, options: Sequence[tuple[str, str | None]]) -> list[str]:
         """The files of code its options name (`awk -f F`); none without one of `code_file_when`."""

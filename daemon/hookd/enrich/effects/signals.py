@@ -18,7 +18,8 @@ from hookd.enrich.effects.program import Program
 def signals(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView) -> None:
     """The signals `program` sends as `parsed` calls it: to what its operands or options name, to a service
     manager's units, to every process when the machine powers off."""
-    if program.signal and program.signal != "none":
+    given = not program.signal_options or any(o in program.signal_options for o, _ in parsed.options)
+    if program.signal and program.signal != "none" and given:
         _signal(ledger, program, parsed, view)
     _acted_on(ledger, program, parsed, view)
     if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):

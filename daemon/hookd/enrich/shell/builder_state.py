@@ -182,7 +182,8 @@ class BuilderState:
         loaders, known, built = catalogue().environment, self.state.variables, self.state.built  # `export X=…`:
         hosts = catalogue().host_environment
         reads = catalogue().get(argv[0].rpartition("/")[2]) if argv else None  # (`export PIP_INDEX_URL=…; pip …`)
-        sources = tuple(reads.index_variables) if reads is not None else ()
+        # (the variables naming its index, or the files it reads as code: `export BC_ENV_ARGS=F; bc`)
+        sources = (*reads.index_variables, *(e["env"] for e in reads.reads_code if "env" in e)) if reads else ()
         exported = {
             k: v
             for k in self.state.exported
