@@ -24,7 +24,6 @@ files) and kept for the next ones.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import sys
 from collections import OrderedDict
@@ -40,8 +39,7 @@ from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
 from hookd.dialects.launch import agents_started, package_of, starting_words, unguarded_start, view_changed
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, settings_doc
-from hookd.enrich.build_files import UNIT_SUFFIXES
-from hookd.enrich.edit_texts import codex_patch_texts, texts_after
+from hookd.enrich.edit_texts import codex_patch_texts
 from hookd.enrich.paths import PathResolver, event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
@@ -56,7 +54,7 @@ from hookd.selfprotect_later import later_starts, socket_moved
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
 from hookd.selfprotect_programs import program_places
 from hookd.selfprotect_trees import start_dirs, started_in_written, written_trees
-from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
+from hookd.selfprotect_units import made_no_change, ordinary_unit
 from hookd.shims.build import QUIET_LIBRARY, native_shim_path
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
 
@@ -227,7 +225,7 @@ class ProtectedSet:
         extensions = ((p, extension_judge(p, judged, later, event.project_dir)) for p in written if p not in keeps)
         keeps += [p for p, same in extensions if same is not None and _keeps(event, Path(p), same)]
         units = [str(place["path"]) for place in near if place["what"] == UNITS]
-        keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
+        keeps += [p for p in written if p not in keeps and (ordinary_unit(event, p, units) or made_no_change(event, p))]
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
         starts += pinned_installs(_shell_commands(event), event.cwd) + settings_env_starts(event, written, judged)
         hookd: dict[str, Any] = {"protected": near, "keeps": keeps, "starts": starts, "patterns": reached}
@@ -554,26 +552,6 @@ def _keeps(event: NormalisedEvent, path: Path, same: Same) -> bool:
         return all(isinstance(b, str) and isinstance(a, str) and b != "" and b in old
                    and same(old, old.replace(b, a, 1)) and same(old, old.replace(b, a)) for b, a in pairs)  # fmt: skip
     return False
-
-
-def _ordinary_unit(event: NormalisedEvent, path: str, unit_dirs: list[str]) -> bool:
-    """A file tool's unit (or drop-in of one) in a user's unit directory that is not hookd's: named as a unit of
-    its own (no type-wide `service.d/`, no prefix drop-in `foo-.service.d/`), none of hookd's units, and whose
-    whole new text names nothing of hookd's; what its commands do is judged as code left for later (enrich/
-    build_files.py `unit_commands`)."""
-    base = next((d for d in unit_dirs if path.startswith(d.rstrip("/") + "/")), None)
-    tool = event.tool
-    if base is None or tool is None or tool.spec is None or tool.kind is ToolKind.SHELL:  # a file tool's text only
-        return False
-    parts = path[len(base.rstrip("/")) + 1 :].split("/")
-    unit = parts[0].removesuffix(".d") if len(parts) == 2 and parts[0].endswith(".d") else parts[0]
-    stem, _, kind = unit.rpartition(".")
-    if len(parts) > 2 or not stem or stem.endswith("-") or f".{kind}" not in UNIT_SUFFIXES or unit in UNIT_NAMES:
-        return False
-    if any(fnmatch.fnmatchcase(unit, holding) for holding in HOLDING_UNITS):  # `app.slice.d/`: hookd's slice
-        return False
-    texts = texts_after(path, tool.input, tool.spec, True)
-    return texts is not None and not any("hookd" in text.lower() for text in texts)
 
 
 def _patched(event: NormalisedEvent, name: str) -> str:

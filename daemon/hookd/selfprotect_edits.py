@@ -35,6 +35,8 @@ def shell_texts(commands: Sequence[Mapping[str, Any]], effects: Sequence[Mapping
     mine = [e for e in effects if e.get("op") in _CHANGES and path in (e.get("path"), e.get("to"))]
     names = [os.path.basename(a[0]) for a in argvs]
     outs = [[str(r.get("path")) for r in c.get("redirects") or [] if r.get("path") != "/dev/null"] for c in commands]
+    if len(mine) == 1 and isinstance(text := mine[0].get("text"), str):  # `printf '…' >> F`: the text the line shows
+        return _written(commands, path, old, text, cwd)
     if len(argvs) == 1 and not outs[0]:
         edit, target = _in_place(names[0], argvs[0][1:])
         ok = all(e.get("op") == "write" for e in mine)
@@ -48,6 +50,20 @@ def shell_texts(commands: Sequence[Mapping[str, Any]], effects: Sequence[Mapping
         return None
     new = edit(old)
     return None if new is None else [new]
+
+
+def _written(commands: Sequence[Mapping[str, Any]], path: str, old: str, text: str, cwd: str) -> list[str] | None:
+    """The text one redirect (`>`, `>>`) or `tee` [`-a`] of a known text leaves in `path`: that text, or the file's
+    with it added at the end."""
+    ways = [str(r.get("op")) for c in commands for r in c.get("redirects") or [] if r.get("path") == path]
+    for command in commands:
+        argv = [str(w) for w in command.get("argv") or []]
+        if argv[:1] == ["tee"] and any(_at(cwd, w) == path for w in argv[1:] if not w.startswith("-")):
+            options = [w for w in argv[1:] if w.startswith("-")]
+            ways.append(">>" if options in (["-a"], ["--append"]) else ">" if not options else "?")
+    if len(ways) != 1 or ways[0] not in (">", ">>", ">|"):
+        return None
+    return [old + text if ways[0] == ">>" else text]
 
 
 def _at(cwd: str, name: str) -> str:

@@ -39,6 +39,7 @@ _RUN_KEYS = frozenset({
     "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec", "description", "extensions", "disabled",
 })  # fmt: skip
 _ENV_KEYS = ("env", "environment")
+_SCOPE_KEYS = frozenset({"disabled", "extensions"})
 _LOCAL_TYPES = frozenset({"local", "stdio"})
 
 
@@ -47,6 +48,8 @@ def runs_later(entry: Mapping[str, Any]) -> bool:
     effect model reads (a string, or a list of strings, with `args` a list of strings), and an environment that
     makes its program load nothing (as a startup file's variables are judged: LD_PRELOAD, NODE_OPTIONS' `--require`,
     a PATH into scratch space are not nothing), starting no agent (whose options may start it unguarded)?"""
+    if entry and "command" not in entry and _only_scopes(entry):
+        return True  # no command of its own: whether and on which files OpenCode's formatter of that name runs
     if not entry.keys() <= _RUN_KEYS or entry.get("type", "local") not in _LOCAL_TYPES:
         return False
     if any(has_placeholder(entry.get(key)) for key in ("command", "args", *_ENV_KEYS)):
@@ -57,6 +60,17 @@ def runs_later(entry: Mapping[str, Any]) -> bool:
         return False
     command = entry["command"]
     return not _starts_an_agent([command] if isinstance(command, str) else command, entry.get("args", []))
+
+
+def _only_scopes(entry: Mapping[str, Any]) -> bool:
+    """A formatter entry of `disabled` and `extensions` only (https://opencode.ai/docs/formatters/: a built-in
+    formatter's, or one the user's own config defines, switched or given other file types): it adds no command."""
+    extensions = entry.get("extensions", [])
+    return (
+        entry.keys() <= _SCOPE_KEYS
+        and isinstance(entry.get("disabled", False), bool)
+        and _strings(extensions, whole=False)
+    )
 
 
 def _starts_an_agent(command: list[str], args: list[str]) -> bool:
@@ -127,7 +141,7 @@ def later_lines(surface: Surface, old: str | None, new: str) -> list[str]:
     lines: list[str] = []
     for key in (k for k in surface.keys if k.endswith("[local]")):
         was, now = _left_to_later(before, key), _left_to_later(after, key)
-        lines += [server_line(entry) for name, entry in now.items() if was.get(name) != entry]
+        lines += [server_line(entry) for name, entry in now.items() if was.get(name) != entry and "command" in entry]
     return lines
 
 

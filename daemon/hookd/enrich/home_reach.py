@@ -170,3 +170,17 @@ def runs_unseen(line: str, home: str, project: str, *, changes: bool = False) ->
         ):
             return True
     return False
+
+
+# what a unit's command may not do unseen outside the project and scratch space: it runs whenever the unit starts
+_UNIT_RISKS = frozenset({"write", "delete", "move", "chmod", "link", "signal", "privilege", "device"})
+
+
+def unit_risk(effect: dict[str, JSON], home: str, project: str) -> bool:
+    """A change outside the project and scratch space (the home's own files count, wherever the home is), a
+    signal or privilege; or a program or script run from scratch space (`/tmp/x`, `~/.cache/x.sh`), where any call
+    may leave code hookd never sees run."""
+    path, cls = str(effect.get("path") or ""), effect.get("class")
+    if effect["op"] == "exec":
+        return bool(path) and cls == "scratch" and not _in_home(path, home, project)
+    return effect["op"] in _UNIT_RISKS and (cls not in ("project", "scratch") or _in_home(path, home, project))

@@ -25,9 +25,10 @@ import shlex
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from hookd.enrich.build_files import is_makefile
+from hookd.enrich.build_files import is_makefile, is_users_started_file, unit_commands
 from hookd.enrich.command_files import is_command_file, lines_run_later, marker_lines
 from hookd.enrich.config_commands import parsed_settings
+from hookd.enrich.effects.compose import MAX_SERVICES
 from hookd.enrich.effects.configtext import makefile_commands, placed_changed
 from hookd.enrich.effects.editor_settings import editor_settings_only
 from hookd.enrich.effects.languages import code_runs_nothing
@@ -47,6 +48,7 @@ from hookd.enrich.home_reach import (
     runs_fetched,
     runs_unseen,
     touches_home,
+    unit_risk,
 )
 from hookd.enrich.notebook_code import NOTEBOOK_SUFFIX, notebook_lines
 from hookd.enrich.placed_code import MAX_PLACED_FILES, placed_text, unseen_loaded
@@ -161,11 +163,64 @@ def written_later(model: EffectModel, *, home: str, project: str) -> list[dict[s
     mark_templates(effects, model.ledger.contents)  # a .env filled in from its template (env_template.py)
     plain_includes(effects, home, model.ledger.produced)  # `git config include.path F`: judged by what F holds
     top_entries(effects, home, model.ledger.produced)  # `rsync -a ~/.claude/ …`: which stores it may hold now
+    settle_units(effects, home, project)  # `cp deploy/app.service ~/.config/systemd/user/`: judged as a file tool's
+    settings_texts(effects, model.ledger.contents)  # `printf '…' >> .codex/config.toml`: judged by its keys
     return [
         *left_by_shell(effects, model.ledger.contents, home=home, project=project, made=model.ledger.produced),
         *unjudged_shell_writes(effects, home, project),
         *placed_changed(effects),
     ]
+
+
+def settings_texts(effects: list[dict[str, Any]], contents: Mapping[str, str]) -> None:
+    """The text a line's one write of a settings file (JSON, TOML, YAML) puts there, where the line shows it (echo's,
+    printf's, a here-document's): on the write as `text`, for hookd.selfprotect_edits to judge the file by its keys."""
+    writes: dict[str, list[dict[str, Any]]] = {}
+    for effect in effects:
+        if effect["op"] != "exec" and effect.get("path"):
+            writes.setdefault(str(effect["path"]), []).append(effect)
+    for path, changes in writes.items():
+        only = changes[0]
+        if len(changes) == 1 and only["op"] == "write" and path.endswith(_CONFIG_SUFFIXES) and path in contents:
+            only.setdefault("text", contents[path])
+
+
+def settle_units(effects: list[dict[str, Any]], home: str, project: str) -> None:
+    """A user's unit or drop-in a shell line writes whole with a text the line shows (printf's, a copy's source) is
+    judged as a file tool's write of it is (tool_later.judged_unit): the commands of its `Exec*=` lines are judged
+    as run now (the effect model follows them), and its deferred exec is kept (asked) only where one of them does
+    more than a plain program start. A settled unit's text goes on its write (`text`: hookd.selfprotect judges it
+    by name and text). A link, or more than one write of the file, keeps it asked: the text may change unseen."""
+    for at in range(len(effects) - 1, -1, -1):
+        e, path = effects[at], str(effects[at].get("startup") or "")
+        code = e.get("code")
+        if e["op"] != "exec" or e.get("known") is not True or e.get("when") or not isinstance(code, dict):
+            continue
+        if not (e.get("deferred") and is_users_started_file(path) and isinstance(text := code.get("text"), str)):
+            continue
+        if _UNSHOWN.search(text):  # words echoed as the line spells them (`$(…)`, `\n` of `echo -e`): not the text
+            continue
+        writes = [w for w in effects if w["op"] in ("write", "link") and path in (w.get("path"), w.get("to"))]
+        if len(writes) != 1 or writes[0]["op"] != "write" or writes[0].get("target_of") == "link":
+            continue
+        lines = unit_commands(text)
+        if len(lines) < MAX_SERVICES and all(_plain_start(line, path, home, project) for line in lines):
+            writes[0]["text"] = text
+            del effects[at]
+
+
+_UNSHOWN = re.compile(r"[$`\\]")
+
+
+def _plain_start(line: str, unit: str, home: str, project: str) -> bool:
+    """A unit's command line that starts a program and does nothing `judged_unit` asks about."""
+    effects = analysed_line(line, home, project)
+    if effects is None or runs_fetched(effects) or reaches_home(effects, home, project):
+        return False
+    if named_script_runs_later(line, unit, home, project):
+        return False
+    unseen = any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in effects)
+    return not unseen and not any(unit_risk(e, home, project) for e in effects)
 
 
 def left_by_shell(

@@ -19,7 +19,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.compose import service_runs
 from hookd.enrich.effects.loaded import tool_environment
 from hookd.enrich.fed_input import runs_its_input
-from hookd.enrich.home_reach import added_lines, changes_outside, in_home, reaches_home
+from hookd.enrich.home_reach import added_lines, changes_outside, reaches_home, unit_risk
 from hookd.enrich.later_code import may_leave_code, named_script_runs_later
 from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.tool_args import new_texts
@@ -171,30 +171,16 @@ def _relative(word: str, file: object = None) -> bool:
     return bool("/" in word or file) and not word.startswith(("/", "~", "$")) and "://" not in word
 
 
-# what a unit's command may not do unseen outside the project and scratch space: it runs whenever the unit starts
-_UNIT_RISKS = frozenset({"write", "delete", "move", "chmod", "link", "signal", "privilege", "device"})
-
-
 def judged_unit(lines: list[str], target: str, program: str, home: str, project: str) -> list[dict[str, JSON]]:
     """A deferred exec (asked) of each command line of a unit that does more than a plain program start: what
     `judged_later` asks, and any change outside the project and scratch space, a signal, a privilege."""
     out = judged_later(lines, target, program, home, project)
     for line in lines[:MAX_CONFIG_COMMANDS]:
         analysed = [] if too_long(line) else analyse_shell(line, home=home, base_dir=home, project_dir=project)[1]
-        risky = any(_unit_risk(e, home, project) for e in analysed)
+        risky = any(unit_risk(e, home, project) for e in analysed)
         if risky and not any(e["code"]["text"] == line for e in out if isinstance(e.get("code"), dict)):
             out.append(_later_exec(line, target, program))
     return out
-
-
-def _unit_risk(effect: dict[str, JSON], home: str, project: str) -> bool:
-    """A change outside the project and scratch space (the home's own files count, wherever the home is), a
-    signal or privilege; or a program or script run from scratch space (`/tmp/x`, `~/.cache/x.sh`), where any call
-    may leave code hookd never sees run."""
-    path, cls = str(effect.get("path") or ""), effect.get("class")
-    if effect["op"] == "exec":
-        return bool(path) and cls == "scratch" and not in_home(path, home, project)
-    return effect["op"] in _UNIT_RISKS and (cls not in ("project", "scratch") or in_home(path, home, project))
 
 
 def _later_exec(line: str, target: str, program: str) -> dict[str, JSON]:

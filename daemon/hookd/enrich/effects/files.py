@@ -420,6 +420,7 @@ class FileEffects:
         in a file-transfer client's `-c` script) may be read; asked (`guess`). A network program handed a file's
         content for a value (`@F`, `<F`) sends it: an upload. `skip`: its words that are code or a pattern."""
         covered = {str(e.get(k) or "") for e in self.ledger.effects[start:] for k in ("raw", "path")}
+        covered |= {str(e["to"]).rpartition("/")[0] for e in self.ledger.effects[start:] if e.get("to")}  # `cp f DIR/`
         for k, word in enumerate(argv[1:], start=1):
             if word in skip or word in covered or _URL.match(word) or word.startswith("//"):  # (a share: //host/x)
                 continue

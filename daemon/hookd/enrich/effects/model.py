@@ -21,7 +21,7 @@ from typing import Any
 from hookd.enrich.effects import beyond
 from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
-from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
+from hookd.enrich.effects.code import CodeRuns, implicit_code, left_empty, property_command, url_scripts
 from hookd.enrich.effects.code_files import code_from_files
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
 from hookd.enrich.effects.emptied import emptied_writes
@@ -173,8 +173,8 @@ class EffectModel:
         commands run later, outside the hooks (deferred, and judged as a script when the line shows the text);
         a text of variable settings only (`export PATH=…`) runs nothing."""
         for effect in self.ledger.effects[start:]:
-            if effect["op"] != "write":
-                continue  # each test below is of a write (_shadowed and _home_code return at once for another op)
+            if effect["op"] != "write" or left_empty(self.ledger, effect["path"]):
+                continue  # tests of a write (_shadowed, _home_code: at once for another op); an empty one runs none
             path = effect["path"]
             written = self._written_text(effect, view) if path else None
             if path and (found := environment_set(path, written or "")):
