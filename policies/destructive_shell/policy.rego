@@ -502,13 +502,15 @@ _untabled_tool if {
 }
 
 # Code the line runs that it downloaded or decoded first (`curl -o x && sh x`, `nc host | sh`, a script of a
-# repository it just cloned): the intent is clear.
+# repository it just cloned, a downloaded file on a program's stdin: `bash < x.sh`, `sqlite3 db < x.sql`): the
+# intent is clear. Every `through` but those the rule below names is this rule's (a value no rule named, `file`,
+# was a miss: neither rule nor unknown-code matched it).
 _effect_deny contains {"id": "download-then-exec", "reason": reason} if {
 	"exec" in _effect_ops
 	some e in input.effects
 	e.op == "exec"
 	object.get(e, "flow", "") in {"fetch", "decode"}
-	not e.through
+	not object.get(e, "through", "") in object.keys(_through_ids)
 	reason := sprintf("%s runs code this command line %s first (%s); fetch it, review it, then run it separately", [e.program, _flow_words[e.flow], _effect_target(e)])
 }
 

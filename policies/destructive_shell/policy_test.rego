@@ -293,6 +293,13 @@ test_downloaded_code_run_is_denied if {
 	v.id == "download-then-exec"
 }
 
+# a downloaded file on the program's stdin (`curl -o x.sh … && bash < x.sh`): `through` "file", no rule of its own
+test_downloaded_code_through_a_file_on_stdin_is_denied if {
+	e := {"op": "exec", "path": "", "raw": "", "known": false, "flow": "fetch", "through": "file", "program": "bash", "via": "shell", "code": {"lang": "sh", "text": ""}}
+	some v in deny with input as _effect_input([e])
+	v.id == "download-then-exec"
+}
+
 test_unknown_code_is_asked if {
 	i := _effect_input([{"op": "exec", "path": "", "known": false, "program": "sh", "via": "shell", "code": {"lang": "sh", "text": ""}}])
 	_r1 := deny with input as i
