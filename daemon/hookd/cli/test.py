@@ -43,15 +43,16 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
     if args.opa_url and engine != "opa":
         raise HookdError("--opa-url needs --engine opa")
     config = replace(config, daemon=replace(config.daemon, engine=engine))
+    engine_config = config  # the engine's: a private OPA server's URL is not the daemon's (the policies see that)
     with contextlib.ExitStack() as stack:
         if engine == "opa":
             from hookd.opaserver import OpaProcess
 
             url = args.opa_url or stack.enter_context(OpaProcess()).url
-            config = replace(config, opa=replace(config.opa, url=url))
-            check_opa(config.opa, "--opa-url")
-        opa = config.opa if engine == "opa" else None
-        results = run_rego_tests(policy_dir, opa) + run_case_files(policy_dir, config, args.corpus)
+            engine_config = replace(config, opa=replace(config.opa, url=url))
+            check_opa(engine_config.opa, "--opa-url")
+        opa = engine_config.opa if engine == "opa" else None
+        results = run_rego_tests(policy_dir, opa) + run_case_files(policy_dir, config, args.corpus, engine_config)
     for result in results:
         if result.status in ("FAIL", "ERROR") or args.verbose:
             print(f"{result.status:5} {result.name}" + (f": {result.detail}" if result.detail else ""))

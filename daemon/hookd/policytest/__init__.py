@@ -115,25 +115,29 @@ def find_case_files(policy_dir: Path) -> list[Path]:
     return sorted(p for p in policy_dir.rglob("*.json") if p.parent.name == "cases")
 
 
-def run_case_files(policy_dir: Path, config: Config | None = None, only: Sequence[str] = ()) -> list[TestResult]:
+def run_case_files(
+    policy_dir: Path, config: Config | None = None, only: Sequence[str] = (), engine_config: Config | None = None
+) -> list[TestResult]:
     """Through the engine `config` selects (daemon.engine), all cases on one event loop: the case files,
-    then the corpus (`corpus/*.jsonl`, hookd.policytest.corpus; only the files `only` names, if any)."""
+    then the corpus (`corpus/*.jsonl`, hookd.policytest.corpus; only the files `only` names, if any).
+    `engine_config`: where the engine differs from what the policies see (`hookd test --engine opa`'s private
+    server is not the OPA of the daemon `config` describes)."""
     from hookd.policytest.corpus import find_corpus_files, run_corpus
 
     files = find_case_files(policy_dir)
     corpus = find_corpus_files(policy_dir, only)
     if not files and not corpus:
         return []
-    with case_runner(policy_dir, config) as case:
+    with case_runner(policy_dir, config, engine_config) as case:
         return _run_case_files(files, case) + run_corpus(corpus, case.run)
 
 
 @contextmanager
-def case_runner(policy_dir: Path, config: Config | None = None) -> Iterator[Case]:
+def case_runner(policy_dir: Path, config: Config | None = None, engine_config: Config | None = None) -> Iterator[Case]:
     """What every case of one run shares, for as long as the block runs (the corpus, and tests that run
     cases of their own through the same path: tests/unit/policy/test_spelling_invariance.py)."""
     config = in_process(config or Config())
-    engine = engine_for_dir(config, policy_dir.resolve())  # Rego (embedded or OPA) and Python policies
+    engine = engine_for_dir(in_process(engine_config or config), policy_dir.resolve())  # Rego, Python policies
     steps = enrichers(config)  # one set for all cases: a stream's chunks are cases in a row
     with asyncio.Runner() as runner:
         try:
