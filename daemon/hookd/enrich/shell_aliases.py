@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.later_lines import BASH_BUILTINS, one_plain_command
+from hookd.enrich.effects.later_lines import BASH_BUILTINS, names_a_shadowed_program, one_plain_command
 from hookd.enrich.later_code import later_lines
 
 _NAME = re.compile(r"[A-Za-z0-9_.+:@%^,-][A-Za-z0-9_.+:@%^,!-]*")  # bash's alias names: no `/`, `$`, quotes, blanks
@@ -40,7 +39,7 @@ def _plain_aliases(line: str, home: str, project: str) -> bool:
 
 def _shadows(name: str, value: str) -> bool:
     """The alias takes a known command's name for another command (its value's first word is not that name)."""
-    known = name in BASH_BUILTINS or catalogue().get(name) is not None
+    known = name in BASH_BUILTINS or names_a_shadowed_program(name)  # (later_lines: the same takeover)
     return known and value.split(maxsplit=1)[0] != name
 
 

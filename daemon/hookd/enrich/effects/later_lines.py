@@ -141,12 +141,12 @@ def alias_runs_quietly(name: str, value: str, home: str) -> bool:
     except ValueError:
         return False
     program = first[0].rsplit("/", 1)[-1] if first else ""
-    if not one_plain_command(value) or (program != name and (name in BASH_BUILTINS or _names_a_program(name))):
+    if not one_plain_command(value) or (program != name and (name in BASH_BUILTINS or names_a_shadowed_program(name))):
         return False
     return runs_quietly(f'{value} "$@"', home, _NOWHERE)
 
 
-def _names_a_program(name: str) -> bool:
+def names_a_shadowed_program(name: str) -> bool:
     """A program the catalogue says takes privilege or a secret on its stdin (sudo, doas, docker login: the next
     call and what is typed into it would go to the alias's program), or one in the system's own program
     directories. Any other program the catalogue describes only for what it does (Ghostscript's `gs`, whose
