@@ -54,7 +54,7 @@ from hookd.selfprotect_later import later_starts, socket_moved
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
 from hookd.selfprotect_programs import program_places
 from hookd.selfprotect_trees import start_dirs, started_in_written, written_trees
-from hookd.selfprotect_units import made_no_change, ordinary_unit
+from hookd.selfprotect_units import plain_keeps
 from hookd.shims.build import QUIET_LIBRARY, native_shim_path
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
 
@@ -224,8 +224,7 @@ class ProtectedSet:
         keeps = [p for p in written if p in judged and _keeps(event, Path(p), settings_judge(judged[p], later))]
         extensions = ((p, extension_judge(p, judged, later, event.project_dir)) for p in written if p not in keeps)
         keeps += [p for p, same in extensions if same is not None and _keeps(event, Path(p), same)]
-        units = [str(place["path"]) for place in near if place["what"] == UNITS]
-        keeps += [p for p in written if p not in keeps and (ordinary_unit(event, p, units) or made_no_change(event, p))]
+        keeps += plain_keeps(event, [p for p in written if p not in keeps], near, UNITS)
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
         starts += pinned_installs(_shell_commands(event), event.cwd) + settings_env_starts(event, written, judged)
         hookd: dict[str, Any] = {"protected": near, "keeps": keeps, "starts": starts, "patterns": reached}

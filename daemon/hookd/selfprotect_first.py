@@ -14,7 +14,8 @@ extension and unit tests, three start analyses), each paid cold at some 2 µs (d
   (`is_started_file`): what `later_starts` and `later_agent_starts` read;
 * then, for a call that names no path a file tool writes (a shell line, a delete, a tool's read of a place), nothing
   is left to judge (no settings file, extension or unit, no settings' `env`): its `hookd` is the places its paths
-  hit and what its patterns reach, computed by ProtectedSet's own `hit` (`rm -rf ~/`: the home holds places);
+  hit and what its patterns reach, computed by ProtectedSet's own `hit` (`rm -rf ~/`: the home holds places), and
+  the writes that change nothing of them (`plain_keeps`: `mkdir -p ~/.config/systemd/user`);
 * for a file tool's write, no named path (ProtectedSet's own `_reached`: a file tool's paths, a command's arguments
   and redirects, the effects' paths and destinations) is a protected place, inside one, or a directory above one:
   its ancestry and the path itself looked up in the caller's index of places (the same index, so every place
@@ -35,11 +36,12 @@ from hookd.dialects.launch import starting_words
 from hookd.dialects.registry import AGENTS
 from hookd.enrich.build_files import is_editor_tasks, is_started_file
 from hookd.enrich.paths import event_home
-from hookd.selfprotect import _NOT_WRITING, ProtectedSet, _ancestry, _dicts, _first_words, _Index, _reached
+from hookd.selfprotect import _NOT_WRITING, UNITS, ProtectedSet, _ancestry, _dicts, _first_words, _Index, _reached
 from hookd.selfprotect_config import reached_endpoints
 from hookd.selfprotect_installs import pinned_installs
 from hookd.selfprotect_keys import extension_judge
 from hookd.selfprotect_patterns import PATTERN, built_patterns
+from hookd.selfprotect_units import plain_keeps
 from hookd.types import Event, NormalisedEvent, ToolKind
 
 
@@ -73,7 +75,8 @@ class ProtectedPlaces(ProtectedSet):
         # nothing to judge: the places and patterns are all, computed as ProtectedSet computes them
         if not judged_writes(event, written, judged):
             near, reached = self.hit(event, home, listed, named, only_deleted)
-            return event.with_facts(hookd={"protected": near, "keeps": [], "starts": [], "patterns": reached})
+            keeps = plain_keeps(event, written, near, UNITS)
+            return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": [], "patterns": reached})
         return None
 
 

@@ -16,6 +16,16 @@ from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
 from hookd.types import NormalisedEvent, ToolKind
 
 
+def plain_keeps(event: NormalisedEvent, written: list[str], near: list[dict[str, Any]], units_what: str) -> list[str]:
+    """The written paths that change no guard without a judge of their text: a user's own unit, or a directory the
+    line only makes sure is there. A keep matters only where the call hits a place, so none is listed without one
+    (the first test, hookd.selfprotect_first, answers such a call with no keeps)."""
+    if not near:
+        return []
+    units = [str(place["path"]) for place in near if place["what"] == units_what]
+    return [p for p in written if ordinary_unit(event, p, units) or made_no_change(event, p)]
+
+
 def ordinary_unit(event: NormalisedEvent, path: str, unit_dirs: list[str]) -> bool:
     """A unit (or drop-in of one, or its drop-in directory) in a user's unit directory that is not hookd's: named as a
     unit of its own (no type-wide `service.d/`, no prefix drop-in `foo-.service.d/`), none of hookd's units, and whose
