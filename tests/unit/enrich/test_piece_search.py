@@ -83,7 +83,7 @@ def test_the_corpus_finds_what_each_value_searched_alone_found() -> None:
         expected = oracle(haystack, values)
         assert found(haystack, values) == expected, text[:200]
         hits += bool(expected)
-    assert hits > 10  # the carried secrets of the corpus's share are among them
+    assert hits > 5  # the carried secrets of the corpus's share are among them
 
 
 def _spliced(rng: random.Random, value: str) -> str:

@@ -112,7 +112,7 @@ def furnished() -> Iterator[World]:
 def test_every_write_answered_gets_the_full_analysis_facts(world: World) -> None:
     answered = [world.compared(c, p, w) for c, p, w in cases() if _writes(p)]
     assert answered.count(True) >= 5, "the first test answers for too few writes to be tested here"
-    assert answered.count(False) >= 200
+    assert answered.count(False) >= 80  # of the corpus's share (tests/corpus_share.py)
 
 
 def test_the_bench_env_write_is_answered(world: World, furnished: World) -> None:

@@ -523,12 +523,19 @@ _CACHE_MAX_LEN = 8 * 1024
 FULL_PARSER = "tree-sitter"
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException, script: str | None = None) -> str:
     lines = str(exc).strip().splitlines()
     message = lines[0] if lines else ""
     if not isinstance(exc, bashlex.errors.ParsingError):
         message = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    elif script is not None and _EOF.fullmatch(message):
+        # bashlex 0.18's end-of-input token is one object whose lexer is the first script that met it: every later
+        # "unexpected EOF" names that script's length, so the same line's error hung on what was parsed before
+        message = f"unexpected EOF (position {len(script)})"
     return message[:200]
+
+
+_EOF = re.compile(r"unexpected EOF \(position \d+\)")
 
 
 def _parse_uncached(script: str, home: str, level: int = 0, starred: bool = False) -> tuple[_Block, str | None]:
@@ -563,7 +570,7 @@ def _parse_uncached(script: str, home: str, level: int = 0, starred: bool = Fals
         plain = script if starred or "(" not in script else _EXTGLOB.sub(_as_star, script)
         if plain != script:  # neither parser reads extglob: each group read as `*`, a superset of what it matches
             return _parse_uncached(plain, home, level, True)
-        return _fallback(script, home), _one_line(exc)
+        return _fallback(script, home), _one_line(exc, script)
     return block, converter.errors[0] if converter.errors else None
 
 
