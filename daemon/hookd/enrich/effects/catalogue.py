@@ -243,6 +243,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         archive=bool(spec.get("archive", False)),
         plus_code=str(spec.get("plus_code", "")),
         stdin_lang=str(spec.get("stdin_lang", "")),
+        stdin_script=bool(spec.get("stdin_script", bool(spec.get("script_operand")))),
+        stdin_script_options=frozenset(spec.get("stdin_script_options", ())),
         bare_commands=bool(spec.get("bare_commands", False)),
         modules=dict(spec.get("modules", {})),
         include_options=frozenset(spec.get("include_options", ())),

@@ -24,6 +24,7 @@ from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.projectcode import leads, loaded_files, project_code, project_lines, settled_lines
 from hookd.enrich.effects.projectruns import runner_lines
+from hookd.enrich.effects.stdin_files import fed_script
 from hookd.enrich.effects.words import (
     _SECRET_HINT,
     SHELLS,
@@ -358,7 +359,7 @@ class CodeRuns:
             return
         if tabled and ("-c" in options or "-m" in options):
             return
-        if not parsed.operands or parsed.operands[0] in STDIN_FILES:
+        if not parsed.operands or parsed.operands[0] in STDIN_FILES or options & program.stdin_script_options:
             self._stdin_script(program, view, follow)
             return
         first = parsed.operands[0]
@@ -393,10 +394,12 @@ class CodeRuns:
 
     def _stdin_script(self, program: Program, view: CommandView, follow: Followups) -> None:
         """An interpreter given no script runs what its standard input gives: known text (a here-document, an
-        echo piped in) is its code (`python3 - <<EOF`); a shell's stdin script the shell builder walks itself."""
+        echo piped in) is its code (`python3 - <<EOF`; a shell's the builder walks), a file fed is its script."""
         if program.script_operand != "sh" and view.stdin == "text" and view.stdin_text:
             hook = Hook("option", code=True, lang=program.script_operand)
             self._handed(view.name, view.stdin_text, hook, follow)
+        if (fed := fed_script(program, view)) is not None:
+            self.run_file(fed, view.name, program.script_operand, follow, script=True)
 
 
 def _code_given(argv: list[str], first: str) -> str | None:

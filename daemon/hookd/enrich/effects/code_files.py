@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from hookd.enrich.effects.catalogue import Hook, Program
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.stdin_files import fed_file
 from hookd.enrich.effects.words import STDIN_FILES, _code_by_option
 
 if TYPE_CHECKING:
@@ -99,15 +100,6 @@ def _stdin_language(program: Program, parsed: Parsed) -> str:
     if any(h.index < len(operands) for h in hooks):
         return ""
     return program.stdin_lang or next((h.lang for h in hooks if h.lang and 0 < h.index == len(operands)), "")
-
-
-def fed_file(view: CommandView) -> str:
-    """The file a `<` redirect feeds the command's standard input (the last one: the shell opens them in order),
-    when nothing else does (a pipe, a here-document)."""
-    if view.stdin != "none":
-        return ""
-    fed = [r for r in view.redirects if r.get("op") == "<" and r.get("path")]
-    return str(fed[-1]["path"]) if fed else ""
 
 
 def _judged(code: CodeRuns, name: str, lang: str, path: str, follow: Followups) -> None:

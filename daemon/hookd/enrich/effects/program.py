@@ -248,6 +248,10 @@ class Program:
     archive: bool = False
     plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
     stdin_lang: str = ""  # `ed`: its standard input is code in this language
+    # a shell or interpreter given no script operand reads its script on stdin (`bash < F` is `bash F`), unless
+    # its entry says it does not; under these options it does even with operands (`sh -s ARG`)
+    stdin_script: bool = False
+    stdin_script_options: frozenset[str] = frozenset()
     modules: Mapping[str, str] = field(default_factory=dict)  # `python -m pip …` runs as the program `pip`
     bare_commands: bool = False  # `parallel` with no command: its inputs (stdin, after `:::`) are command lines
     include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
