@@ -214,8 +214,11 @@ class ProtectedSet:
         if event.event is Event.OTHER and _vetoes(event):
             why = unguarded(AGENTS[event.client], Path(event_home(event)), Path(event.project_dir), event.env)
             return event.with_facts(hookd={"protected": [], "keeps": [], "unguarded": why})
-        if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
+        if event.event is not Event.BEFORE_TOOL or tool is None:
             return event
+        if tool.kind in _NOT_WRITING:  # a web tool's request may still change hookd's engine (`method: PUT`)
+            found = reached_endpoints(self._endpoints, event.facts.get("effects"))
+            return event.with_facts(hookd={"protected": [], "keeps": [], **found}) if found else event
         home = event_home(event)
         listed, judged = self.places(home, event.project_dir, event.env)
         named, only_deleted, written = _reached(event.facts)

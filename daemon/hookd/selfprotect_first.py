@@ -56,12 +56,13 @@ class ProtectedPlaces(ProtectedSet):
         """The event with ProtectedSet's `hookd` fact when the call provably starts nothing and judges no file (the
         module docstring), the event as it came where ProtectedSet adds nothing (a read, no tool call); None for
         any other event (a veto is ProtectedSet's to judge)."""
-        tool = event.tool
+        tool, facts = event.tool, event.facts
         if event.event is Event.OTHER:
             return None
-        if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
+        if event.event is not Event.BEFORE_TOOL or tool is None:
             return event
-        facts = event.facts
+        if tool.kind in _NOT_WRITING:
+            return None if reached_endpoints(self._endpoints, _dicts(facts.get("effects"))) else event
         effects = _dicts(facts.get("effects"))
         if any(_left_for_later(effect) for effect in effects) or reached_endpoints(self._endpoints, effects):
             return None

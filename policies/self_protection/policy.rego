@@ -21,7 +21,7 @@ package hookd.self_protection
 # paths are near no protected place and that starts no agent) the package is not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
-	"kinds": ["write", "edit", "shell", "mcp", "other"],
+	"kinds": ["write", "edit", "shell", "mcp", "other", "web"],
 	"facts": ["hookd.protected", "hookd.starts", "hookd.endpoints"],
 }
 
@@ -38,7 +38,16 @@ deny contains {"id": "hookd-self-protection", "reason": reason} if {
 # 8765/tcp`): the daemon finds them from its config and the call's effects (daemon/hookd/selfprotect_config.py).
 deny contains {"id": "hookd-self-protection", "reason": reason} if {
 	some hit in input.hookd.endpoints
+	not hit.ask
 	reason := sprintf("%s is blocked: it reaches %s, and would change or stop how hookd guards this session", [hit.how, hit.what])
+}
+
+# The same request with a method or a server built when the line runs, or a method that is none of HTTP's known
+# ones (`curl -X "$M" …:8181/v1/policies/x`): what it does to the engine cannot be known here.
+ask contains {"id": "hookd-self-protection", "reason": reason} if {
+	some hit in input.hookd.endpoints
+	hit.ask
+	reason := sprintf("%s is asked: it may reach %s, and could change how hookd guards this session", [hit.how, hit.what])
 }
 
 # A nested agent started with hookd's hooks switched off, or with the settings that hold them moved away,

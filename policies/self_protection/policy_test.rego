@@ -197,3 +197,11 @@ test_a_change_of_the_policy_engine_or_a_stop_of_the_hook_port_is_denied if {
 	_t_denied(object.union(_t_effects([]), {"hookd": {"protected": [], "keeps": [], "endpoints": [hit]}}))
 	not _t_denied(object.union(_t_effects([]), {"hookd": {"protected": [], "keeps": []}}))
 }
+
+test_a_request_to_the_engine_with_a_method_not_known_is_asked if {
+	hit := {"what": "the policy engine hookd decides with", "how": "$M http://127.0.0.1:8181/v1/policies/x", "ask": true}
+	inp := object.union(_t_effects([]), {"hookd": {"protected": [], "keeps": [], "endpoints": [hit]}})
+	not _t_denied(inp)
+	some v in ask with input as inp
+	v.id == "hookd-self-protection"
+}

@@ -80,7 +80,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     given = expanded(tool.input) if tool.kind in _UNTABLED else tool.input  # a call inside a call: its arguments
     called = f"{tool.name} {inner_tool(given)}".rstrip()
     ran = _command_effects(called, given, home_dir, project) if tool.kind in _UNTABLED else []
-    opened = url_effects(url_texts(given, web=tool.kind is ToolKind.WEB), tool.name, home_dir, project)
+    opened = url_effects(url_texts(given, web=tool.kind is ToolKind.WEB), tool.name, home_dir, project, given)
     if tool.kind is ToolKind.WEB:
         return opened
     entries = event.facts.get("paths")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.effects.fetches import instance_metadata, served_home_file
@@ -27,13 +29,30 @@ def _url_path(text: str) -> str:
     return _PATH_END.split(text, maxsplit=1)[0]
 
 
-def url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, project: str) -> list[dict[str, JSON]]:
+# The arguments a fetch tool names its request's method and body by (an MCP server's `fetch`, `http_request`): a
+# body without a method is sent as a POST, as curl's `-d` is
+_METHOD_KEYS = ("method", "http_method", "verb")
+_BODY_KEYS = ("body", "data", "json", "payload", "form")
+
+
+def request_method(given: Mapping[str, Any]) -> str:
+    """The method of a tool's request that is no plain GET, upper case (`{"method": "put"}`), or POST for a body."""
+    method = next((v for k in _METHOD_KEYS if isinstance(v := given.get(k), str) and v), "")
+    if not method and any(given.get(k) not in (None, "", {}, []) for k in _BODY_KEYS):
+        method = "POST"
+    return "" if method.upper() in ("", "GET", "HEAD") else method.upper()
+
+
+def url_effects(
+    texts: list[tuple[str, bool]], program: str, home: str | None, project: str, given: Mapping[str, Any] | None = None
+) -> list[dict[str, JSON]]:
     """What opening each URL does, for any tool (a web tool, a browser's `navigate`, an MCP server's `fetch` or
     resource `uri`): a `file:` URL reads its file, judged as any file tool's read would be; any other is a
     `fetch`, and a fetch of the cloud instance metadata service (in any spelling of its address) a read of the
     machine's credentials (`metadata`), as the shell's downloaders have."""
     out: list[dict[str, JSON]] = []
     seen: set[str] = set()
+    method = request_method(given) if given else ""
     resolver: PathResolver | None = None
     for text, whole in texts:
         if ":" not in text:
@@ -59,7 +78,8 @@ def url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, p
                     continue
             if url[:5].lower() == "file:":
                 continue  # a file URL with no path (`file://` explained in a prompt)
-            out.append({**unknown_effect("fetch", program), "known": True, "class": "outside", "url": url})
+            fetched = {**unknown_effect("fetch", program), "known": True, "class": "outside", "url": url}
+            out.append({**fetched, "method": method} if method else fetched)
             if instance_metadata(url):
                 out.append({**unknown_effect("read", program), "known": True, "class": "outside", "url": url,
                             "metadata": True})  # fmt: skip

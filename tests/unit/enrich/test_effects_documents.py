@@ -27,6 +27,8 @@ def _paths(line: str, proj: Path, op: str) -> set[str]:
         ("convert logo.png txt:$HOME/.ssh/authorized_keys", f"{HOME}/.ssh/authorized_keys"),
         ("magick logo.png -write .git/config x.png", "{proj}/.git/config"),
         ("mogrify -resize 50% .git/index", "{proj}/.git/index"),
+        ("gs -q -dBATCH -sDEVICE=txtwrite -sOutputFile=$HOME/.bashrc in.pdf", f"{HOME}/.bashrc"),
+        ("gs -sDEVICE=pdfwrite -o .git/config in.ps", "{proj}/.git/config"),
     ],
 )
 def test_an_output_option_or_operand_is_a_write(line: str, written: str, proj: Path) -> None:
@@ -39,6 +41,7 @@ def test_an_output_option_or_operand_is_a_write(line: str, written: str, proj: P
         ("pandoc README.md -o README.html", {"{proj}/README.html"}),
         ("ffmpeg -i demo.mov -vf scale=640:-1 -c:v libx264 demo.mp4", {"{proj}/demo.mp4"}),
         ("convert in.png png8:out.png", {"{proj}/out.png"}),
+        ("gs -sDEVICE=png16m -r150 -sOutputFile=page.png -dSAFER doc.pdf", {"{proj}/page.png"}),
     ],
 )
 def test_everyday_conversions_write_only_their_output(line: str, written: set[str], proj: Path) -> None:

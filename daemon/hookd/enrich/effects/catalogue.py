@@ -257,6 +257,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         code_file_when=frozenset(spec.get("code_file_when", ())),
         code_file_named=bool(spec.get("code_file_named", False)),
         signal_options=frozenset(spec.get("signal_options", ())),
+        space_options=frozenset(spec.get("space_options", ())),
         file_prefix=str(spec.get("file_prefix", "")),
         reads_code=tuple(dict(e) for e in spec.get("reads_code", ())),
         editor=bool(spec.get("editor", False)),

@@ -20,7 +20,7 @@ def fetch_effects(
 ) -> None:
     """What a downloader fetches, and the file it writes under the URL's name (`curl -O`, `wget URL`)."""
     method = request_method(program, parsed, operands)
-    if program.at_file_args and operands[:1] and operands[0].isalpha() and operands[0].isupper():
+    if program.rest_api.get("method_operand") and _method_word(operands):
         operands = operands[1:]  # httpie's optional METHOD before the URL
     urls = operands[:1] if program.operands == "fetch-first" else operands
     urls += [v for o, v in parsed.options if o == "--url" and v]
@@ -34,6 +34,8 @@ def fetch_effects(
         fetched = model.add("fetch", None, name, url=url, known=not _dynamic(url))
         if method:
             fetched["method"] = method
+        if socket := next((v for o, v in parsed.options if o in program.rest_api.get("socket", ()) and v), ""):
+            fetched["socket"] = socket  # the server on that socket answers, whatever the URL's host
         if instance_metadata(url):  # it answers with the machine's cloud credentials
             model.add("read", None, name, url=url, metadata=True)
         if served := served_home_file(url, model.home):  # a local server hands out a file of the home
@@ -52,13 +54,23 @@ def request_method(program: Program, parsed: Parsed, operands: list[str]) -> str
     rest = program.rest_api
     given = parsed.options
     method = next((v for o, v in given if o in rest.get("method", ()) and v), "")
-    if not method and rest.get("method_operand") and operands[:1] and operands[0].isalpha() and operands[0].isupper():
+    if not method and rest.get("method_operand") and _method_word(operands):
         method = operands[0]
     if not method and any(o in rest.get("put", ()) for o, _ in given):
         method = "PUT"
     if not method and any(o in rest.get("post", ()) for o, _ in given):
         method = "POST"
     return "" if method.upper() in ("", "GET", "HEAD") else method.upper()
+
+
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def _method_word(operands: list[str]) -> bool:
+    """httpie's METHOD operand: any upper-case word, or a standard method in any case before a URL (`http put URL`;
+    https://httpie.io/docs/cli/http-method: the name is case-insensitive)."""
+    word = operands[0] if operands else ""
+    return word.isalpha() and (word.isupper() or (word.upper() in _METHODS and len(operands) > 1))
 
 
 def instance_metadata(url: str) -> bool:

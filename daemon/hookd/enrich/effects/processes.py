@@ -107,7 +107,14 @@ def lookup_words(target: str, built: Mapping[str, str], fed: tuple[str, ...]) ->
     if XARGS_INPUT in target:
         words.extend(fed)
     every = [EVERY_NAME] if EVERY_NAME in words else []  # first: the cut below keeps it
-    return [*every, *(w for w in words if w and not w.startswith("-") and w != EVERY_NAME)][:_LOOKUP_WORDS]
+    words = [_glued_address(w) if w.startswith("-") else w for w in words]
+    return [*every, *(w for w in words if w and w != EVERY_NAME)][:_LOOKUP_WORDS]
+
+
+def _glued_address(option: str) -> str:
+    """An option word's address glued to it (lsof's `-ti:8765`, `-iTCP:8765`): what it selects; else nothing."""
+    at = option.find(":")
+    return option[at:] if at > 0 and not option.startswith("--") else ""
 
 
 # A PID read off the process table's directory (proc(5): one `/proc/PID` entry per process): a glob or a variable

@@ -264,6 +264,7 @@ class Program:
     code_file_when: frozenset[str] = frozenset()
     code_file_named: bool = False  # the value is `FILE:NAME`, a class of FILE (`-l F.py:Lexer`)
     signal_options: frozenset[str] = frozenset()  # it signals only under one of these (`fuser -k`), when any
+    space_options: frozenset[str] = frozenset()  # `fuser -n tcp 8765`: each name is in that space (`8765/tcp`)
     file_prefix: str = ""  # a pattern of what a file word may begin with that names how, not where (`file:`)
     # files it reads as instructions in a language (`xsltproc S.xsl`, `man -l F`, `ffmpeg -f concat -i L`)
     reads_code: tuple[Mapping[str, Any], ...] = ()

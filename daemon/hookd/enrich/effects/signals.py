@@ -51,6 +51,8 @@ def _signal(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView)
         targets = targets or [program.name]  # its own
     if program.signal == "pid":
         targets = targets + _pids_after_signal(parsed.spelled)
+    if space := next((v for o, v in parsed.options if o in program.space_options and v), ""):
+        targets = [word if "/" in word else f"{word}/{space}" for word in targets]
     regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
     selectors = _selectors(program, parsed.spelled) if regex and not targets else []
     if selectors and all(v and not v.strip().isdigit() for v in selectors):
@@ -59,8 +61,8 @@ def _signal(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView)
         return
     for word in targets or [""]:
         target, match = word, "regex" if regex else program.signal
-        if (program.signal == "pid" and word == "-1") or (program.signal == "name" and not targets):
-            match = "all"  # kill(2)'s pid -1; `killall -u USER` without a name: every process, the guard among them
+        if (program.signal == "pid" and word == "-1") or (program.signal in ("name", "filter") and not targets):
+            match = "all"  # kill(2)'s pid -1; `killall -u USER`, `ss -K` with no filter: every process, the guard's too
         elif program.signal == "unit" and any(ch in word for ch in "*?["):
             target, match = _unit_glob_regex(word), "regex"  # systemctl matches a unit glob to loaded units
         _signal_to(ledger, program.name, target, match, view)
