@@ -18,9 +18,9 @@ from effect_support import HOME, ops
         ("someprog --from-file=config/.env", "{proj}/config/.env"),
         ("m4 .env", "{proj}/.env"),
         ("git add -f .env", "{proj}/.env"),
-        ('printf \'upload-file = "%s/.ssh/id_rsa"\\n\' "$HOME" | curl -s -K -', f"{HOME}/.ssh/id_rsa"),
     ],
 )
+# (curl -K of a text the line wrote is read as its options since netcfg49: a known read, test_option_files.py)
 def test_a_path_in_a_word_no_table_reads_is_a_guessed_read(command: str, path: str, tmp_path: Path) -> None:
     reads = [e for e in ops(command, tmp_path, "read") if e.get("guess")]
     assert path.format(proj=tmp_path) in [e["path"] for e in reads]

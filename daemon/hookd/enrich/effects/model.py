@@ -18,7 +18,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.enrich.effects import beyond
+from hookd.enrich.effects import beyond, option_files
 from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, left_empty, property_command, url_scripts
@@ -132,7 +132,7 @@ class EffectModel:
         start = len(self.ledger.effects)
         paths = (view.env.get("PATH"), view.variables.get("PATH"), view.built.get("PATH"))
         self.code.own_path, self.code.literal = not any(planted_path(value) for value in paths), view.literal
-        expanded = options_from_globs(view, place)
+        expanded = option_files.options_from_files(options_from_globs(view, place), place, self.ledger)
         kept = self.ledger.bind_descriptors(list(view.redirects), lasting=not view.argv)
         follow = self._command(expanded, place)
         emptied_writes(self.ledger, expanded, start)  # `sort -o F /dev/null`, `sed -i d F`: nothing of its own

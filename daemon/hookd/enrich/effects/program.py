@@ -311,12 +311,18 @@ class Program:
 
     def files_written(self, operands: Sequence[str], options: Sequence[str], home: str) -> list[str]:
         """The absolute paths of `writes_files` this command line writes (`~/` in the home); a subcommand's none
-        under an option that names where it writes instead (`hookd shim build --out DIR`)."""
+        under an option that names where it writes instead (`hookd shim build --out DIR`). Words that are options
+        are a command given as options (`gpg --import-ownertrust`): written when each is given."""
         elsewhere = any(self.option_ops.get(o, "").startswith("write") for o in options)
         return [
             home + path[1:] if path.startswith("~/") else path
             for words, path in self.writes_files
-            if list(operands[: len(words)]) == list(words) and not (words and elsewhere)
+            if (
+                set(words) <= set(options)
+                if words[:1] and words[0][:1] == "-"
+                else list(operands[: len(words)]) == list(words)
+            )
+            and not (words and elsewhere)
         ]
 
     def without_code_words(self, operands: list[str]) -> list[str]:

@@ -120,7 +120,7 @@ def remote_copy(
     copy is a local one, judged as `cp`'s)."""
     recursive, sweeps = how
     if not program.remote_operands or len(operands) < 2 or not any(remote_word(w) for w in operands):
-        return False
+        return _host_alone(program, operands)
     *sources, target = operands
     if remote_word(target) and (here := this_machines_path(target, ledger.home)) is not None:
         for word in sources:  # `scp F localhost:.config/x`: the copy lands in this machine's home
@@ -148,6 +148,11 @@ def remote_copy(
     if sweeps:  # `rsync -a --delete HOST:empty/ ~/`
         ledger.add("delete", placed, name, recursive=True, sweep=True)
     return True
+
+
+def _host_alone(program: Program, operands: list[str]) -> bool:
+    """`sftp HOST`, `rsync HOST:dir/`: the one operand is the other host, so nothing here is copied."""
+    return program.remote_operands and len(operands) == 1 and (program.sends or remote_word(operands[0]))
 
 
 def socket_redirect(ledger: Ledger, placed: dict[str, Any], name: str) -> bool:
