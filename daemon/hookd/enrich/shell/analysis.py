@@ -62,7 +62,7 @@ def analyse_shell(
             commands, model = [{k: v for k, v in c.items() if k != "cwd"} for c in fallback.commands], fallback.model
         except Exception:
             commands = []
-        shell = {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}
+        shell = {"source": command, "parse_error": True, "error": _one_line(exc, command), "commands": commands}
         later = written_later(model, home=home, project=project_dir) if model else []
         return shell, [*model.effects, *later] if model else []
 

@@ -523,19 +523,13 @@ _CACHE_MAX_LEN = 8 * 1024
 FULL_PARSER = "tree-sitter"
 
 
-def _one_line(exc: BaseException, script: str | None = None) -> str:
+def _one_line(exc: BaseException, script: str = "") -> str:
     lines = str(exc).strip().splitlines()
     message = lines[0] if lines else ""
     if not isinstance(exc, bashlex.errors.ParsingError):
         message = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    elif script is not None and _EOF.fullmatch(message):
-        # bashlex 0.18's end-of-input token is one object whose lexer is the first script that met it: every later
-        # "unexpected EOF" names that script's length, so the same line's error hung on what was parsed before
-        message = f"unexpected EOF (position {len(script)})"
-    return message[:200]
-
-
-_EOF = re.compile(r"unexpected EOF \(position \d+\)")
+    # bashlex 0.18's end-of-input token keeps the first script that met it: its error named that one's length
+    return re.sub(r"^unexpected EOF \(position \d+\)$", f"unexpected EOF (position {len(script)})", message)[:200]
 
 
 def _parse_uncached(script: str, home: str, level: int = 0, starred: bool = False) -> tuple[_Block, str | None]:
