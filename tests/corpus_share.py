@@ -1,7 +1,7 @@
 """The share of the corpus that the corpus-wide differential tests run on.
 
 Each of them compares a short route with the full computation (or one parser with another) over the
-payloads of the corpus; the whole corpus's verdicts run once, in tests/integration/test_cli.py. Run on every
+payloads of the corpus; the whole corpus's verdicts run once, in tests/integration/test_corpus_verdicts.py. Run on every
 payload they cost more than the rest of the unit tests together (13,600 lines at 2026-12-07), so each runs on
 a fixed share: 1 in SHARE corpus lines, chosen by a hash of the line, so that a run sees the same share as the
 last and a new line joins it or not for good. Real OPA's run of the corpus (tests/integration/test_opa_cli.py)

@@ -28,6 +28,8 @@ from support import RunningDaemon, start_daemon
 # (xdist's own xdist_group mark does nothing under pytest 9.2: it renames item._nodeid, which pytest 9 no
 # longer reads.)
 ONE_WORKER = ("tests/e2e/test_gemini_cli.py", "tests/e2e/test_claude_code.py", "tests/e2e/test_installed_wheel.py")
+# integration modules whose tests share nothing, each its own long run: spread over the workers like e2e tests
+APART = ("tests/integration/test_corpus_verdicts.py",)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
@@ -36,7 +38,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     class ModulesTogether(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
-            return module if module in ONE_WORKER or not module.startswith("tests/e2e/") else nodeid
+            together = module in ONE_WORKER or not (module.startswith("tests/e2e/") or module in APART)
+            return module if together else nodeid
 
     return ModulesTogether(config, log)
 

@@ -57,10 +57,9 @@ def opa_share(root: Path) -> Path:
     return root
 
 
-# The whole corpus runs embedded in tests/integration/test_cli.py (a met gap fails too); here the real OPA decides
-# its share, so that both engines passing every case they run is the same verdict on each of them. 1 in 3 of 13,900
-# lines took some 360 s beside the suite's other half on a 2-core box (the whole corpus 1,094 s): the limit only
-# keeps a stuck run from hanging the suite.
+# The whole corpus runs embedded in tests/integration/test_corpus_verdicts.py (a met gap fails too); here the real
+# OPA decides its share, so that both engines passing every case they run is the same verdict on each of them. The
+# limit only keeps a stuck run from hanging the suite (the whole corpus took 1,094 s beside the agents' tests).
 @pytest.mark.timeout(1260)
 def test_default_policies_pass_the_same_tests_under_opa(tmp_path: Path) -> None:
     policies = opa_share(tmp_path / "policies")
