@@ -217,6 +217,8 @@ class ProtectedSet:
         if event.event is not Event.BEFORE_TOOL or tool is None:
             return event
         if tool.kind in _NOT_WRITING:  # a web tool's request may still change hookd's engine (`method: PUT`)
+            if tool.kind is not ToolKind.WEB:  # a read: the package is not routed for it
+                return event
             found = reached_endpoints(self._endpoints, event.facts.get("effects"))
             return event.with_facts(hookd={"protected": [], "keeps": [], **found}) if found else event
         home = event_home(event)

@@ -61,8 +61,9 @@ class ProtectedPlaces(ProtectedSet):
             return None
         if event.event is not Event.BEFORE_TOOL or tool is None:
             return event
-        if tool.kind in _NOT_WRITING:
-            return None if reached_endpoints(self._endpoints, _dicts(facts.get("effects"))) else event
+        if tool.kind in _NOT_WRITING:  # a web tool's request may change hookd's engine; a read is not routed
+            web = tool.kind is ToolKind.WEB
+            return None if web and reached_endpoints(self._endpoints, _dicts(facts.get("effects"))) else event
         effects = _dicts(facts.get("effects"))
         if any(_left_for_later(effect) for effect in effects) or reached_endpoints(self._endpoints, effects):
             return None
