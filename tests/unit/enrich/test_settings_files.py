@@ -45,9 +45,8 @@ def test_lines_that_run_commands_are_not_settings(text: str) -> None:
 
 
 def test_other_files_are_not_judged_as_settings() -> None:
-    assert not settings_only(
-        f"{HOME}/.psqlrc", "\\pset pager off\n"
-    )  # no table of psql's commands (gdb has one: gaps38)
+    # no grammar of pry's settings (psql's, gdb's have one: autoload50, gaps38)
+    assert not settings_only(f"{HOME}/.pryrc", "Pry.config.color = false\n")
 
 
 def test_a_file_tool_writing_settings_only_runs_nothing_later(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.repl_settings import repl_settings_only
 
 MAX_TEXT = 64 * 1024  # characters of a settings text read; a longer one stays asked
 
@@ -51,7 +52,7 @@ def editor_settings_only(path: str, text: str) -> bool:
         return _every_line(text, "--", _lua_setting)
     if base == ".inputrc":
         return _every_line(text, "#", _readline_setting)
-    return False
+    return repl_settings_only(path, text) is True  # an interactive program's (effects/repl_settings.py)
 
 
 def _every_line(text: str, comment: str, setting: Callable[[str], bool]) -> bool:
