@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd.enrich.effects.catalogue import Catalogue, Program, ShellSetup, StartupFiles, catalogue
+from hookd.enrich.effects.directed import directed_startup
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.facts import in_home_cache, is_scratch, is_unresolved, static_dir, under
 
@@ -356,16 +357,12 @@ def is_startup_file(path: str, home: str) -> bool:
 def startup_language(path: str, home: str) -> str | None:
     """`sh` for a file a shell or a session runs when it starts, `""` for one another program runs or trusts
     later, None for any other path (`may_run_at_start` must hold wherever this is not None)."""
-    known = catalogue()
-    directory, _, base = path.rpartition("/")
-    if (directory == home and base in known.startup_files.names) or _anywhere(known.startup_files, path):
-        return "sh"
-    later = (directory == home and base in known.runs_later.names) or _anywhere(known.runs_later, path)
-    return "" if later else None
+    return next(iter(startup_languages(path, (home,))))
 
 
 def startup_languages(path: str, homes: Sequence[str]) -> set[str | None]:
-    """`{startup_language(path, home) for home in homes}`, what does not depend on the home tested once."""
+    """`{startup_language(path, home) for home in homes}`, what does not depend on the home tested once (a shell's
+    file in the directory a startup file of the home names is one too: zsh's ZDOTDIR, effects/directed.py)."""
     if not homes:
         return set()
     known = catalogue()
@@ -375,7 +372,7 @@ def startup_languages(path: str, homes: Sequence[str]) -> set[str | None]:
     later = _anywhere(known.runs_later, path)
     return {
         "sh"
-        if directory == home and base in known.startup_files.names
+        if base in known.startup_files.names and (directory == home or directed_startup(path, home))
         else ""
         if later or (directory == home and base in known.runs_later.names)
         else None
@@ -390,7 +387,7 @@ def may_run_at_start(path: str, homes: Sequence[str]) -> bool:
     gate = _at_start(catalogue(), tuple(homes))
     directory, _, base = path.rpartition("/")
     return (
-        (directory in gate.homes and base in gate.names)
+        (base in gate.names and (directory in gate.homes or any(directed_startup(path, h) for h in gate.homes)))
         or path in gate.searched
         or directory in gate.searched
         or path.endswith(gate.below)
