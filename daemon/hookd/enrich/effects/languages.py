@@ -20,6 +20,7 @@ from functools import cache
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.packaged import packaged_runs
 from hookd.enrich.effects.pycode import python_effects
 from hookd.enrich.kernel_code import kernel_parts
 
@@ -92,6 +93,7 @@ class _Language:
     bindings: tuple[re.Pattern[str], ...] = ()  # a name bound to a string literal: groups `var`, `value`
     signals: tuple[re.Pattern[str], ...] = ()  # a signal sent to a process: groups `pid` (an expression), `sig`
     tokens: re.Pattern[str] | None = None  # one token of a lexer that reads all the code: group `code` is code
+    packaged: Mapping[str, Any] | None = None  # a package's function called by its namespace (effects/packaged.py)
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -146,6 +148,7 @@ def _language(lang: str) -> _Language | None:
         bindings=tuple(re.compile(pattern) for pattern in spec.get("bindings", ())),
         signals=tuple(re.compile(pattern) for pattern in spec.get("signals", ())),
         tokens=re.compile(spec["tokens"]) if "tokens" in spec else None,
+        packaged=spec.get("packaged"),
     )
 
 
@@ -175,6 +178,8 @@ def follow_code(lang: str, text: str) -> Followed:
     for pattern in language.argv_runs:  # `system("rm", "-rf", "x")`: no shell, the literals are the argv
         commands.extend(_argv_command(match) for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)  # (first: a backtick inside one of its literals is text, not a command)
+    walked, rest = packaged_runs(language.packaged, rest)  # `lintr::lint_package()`: that package's program run
+    commands.extend(walked)
     for pattern in language.runs:  # `fed`: a command fed what the code prints (awk's `print … | "sh"`)
         commands.extend(_run_command(match, language.escapes) for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
