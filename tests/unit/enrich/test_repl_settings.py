@@ -52,6 +52,7 @@ def test_a_repl_s_plain_settings_run_nothing(path: str, text: str) -> None:
         (f"{H}/.lldbinit", "platform shell id\n"),
         (f"{H}/.lldbinit", "command script import /tmp/x.py\n"),
         (f"{H}/.lldbinit", "settings set target.load-cwd-lldbinit true\n"),
+        (f"{H}/.lldbinit", "settings set -g -- target.env-vars LD_PRELOAD=/tmp/x.so\n"),
         (f"{H}/.lldbinit", "settings set frame-format ${script.frame:f}\n"),
         (f"{H}/.irbrc", "IRB.conf[:LOAD_MODULES] = 'evil'\n"),
         (f"{H}/.irbrc", "IRB.conf[:SAVE_HISTORY] = `id`\n"),

@@ -60,7 +60,8 @@ def _meta_setting(line: str, entry: Mapping[str, Any]) -> bool:
     words = line.split()
     if words[0] not in entry["commands"] or any(m in line[len(words[0]) :] for m in ("\\", "`", "${", "|")):
         return False
-    named = words[2:3] if words[0] == "settings" else words[1:2]
+    # (the first word no option names the setting: lldb's `settings set -g -- NAME VALUE`)
+    named = [w for w in words[2 if words[0] == "settings" else 1 :] if not w.startswith("-")][:1]
     return not any(_unsafe(name, entry) for name in named)
 
 
