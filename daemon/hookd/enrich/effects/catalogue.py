@@ -215,6 +215,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         installs_code=tuple(tuple(str(w) for w in words) for words in spec.get("installs_code", ())),
         schedule_inert=frozenset(spec.get("schedule_inert", ())),
         writes_files=tuple(_written(entry) for entry in spec.get("writes_files", ())),
+        state_dir=dict(spec.get("state_dir", {})),
         device_read_only=frozenset(spec.get("device_read_only", ())),
         remote_name=frozenset(spec.get("remote_name", ())),
         at_file_options=frozenset(spec.get("at_file_options", ())),

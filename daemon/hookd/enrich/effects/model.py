@@ -44,6 +44,7 @@ from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, re
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
 from hookd.enrich.effects.source_sets import sources_redirected, startup_sources_redirected
+from hookd.enrich.effects.state_dirs import files_written
 from hookd.enrich.effects.tmpfiles import applied_configs, configured_later, is_tmpfiles_config
 from hookd.enrich.effects.traced import traced_memory
 from hookd.enrich.effects.untabled import (
@@ -374,8 +375,7 @@ class EffectModel:
         for pid in parsed.operands if program.reads_memory else ():  # as a read of /proc/PID/mem takes it
             self.ledger.add("read", place(f"/proc/{pid}/mem"), program.name)
         traced_memory(self.ledger, program, parsed, place)
-        for path in program.files_written(parsed.operands, [o for o, _ in parsed.options], self.ledger.home):
-            self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
+        files_written(self.ledger, program, parsed, view, place)
         installs = any(
             parsed.operands[: len(w)] == list(w) and parsed.operands[len(w) :] for w in program.installs_code
         )

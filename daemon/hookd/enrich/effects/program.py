@@ -220,6 +220,8 @@ class Program:
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
     # the files it changes whatever its operands (userdel: /etc/passwd, …), after these subcommand words (none: any)
     writes_files: tuple[tuple[tuple[str, ...], str], ...] = ()
+    # the directory its `writes_files` below `default` are in, when an option or variable names another (gpg --homedir)
+    state_dir: Mapping[str, Any] = field(default_factory=dict)
     device_read_only: frozenset[str] = frozenset()
     remote_name: frozenset[str] = frozenset()  # `curl -O`: the download is written under the URL's name
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent

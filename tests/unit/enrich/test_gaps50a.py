@@ -1,0 +1,40 @@
+"""gaps50a: the known gaps stdin49, netcfg49 and endpoints49 left open, each closed by its mechanism: gpg's trust
+commands write the keyring `--homedir`/`GNUPGHOME` names (effects/state_dirs.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from effect_support import HOME, ops
+
+
+def _written(line: str, proj: Path) -> set[str]:
+    return {str(e["path"]) for e in ops(line, proj, "write")}
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("gpg --homedir ./ci-gnupg --import-ownertrust trust.txt", "{proj}/ci-gnupg/trustdb.gpg"),
+        ("gpg --homedir=/tmp/kr --batch --quick-lsign-key ABCD", "/tmp/kr/pubring.kbx"),
+        ("GNUPGHOME=/tmp/kr gpg --batch --lsign-key ABCD", "/tmp/kr/pubring.kbx"),
+        ("export GNUPGHOME=/tmp/kr; gpg --tofu-policy good ABCD", "/tmp/kr/tofu.db"),
+        ("GNUPGHOME=/tmp/x gpg --homedir /tmp/kr --lsign-key A", "/tmp/kr/pubring.kbx"),  # the option wins
+    ],
+)
+def test_a_trust_command_writes_the_keyring_its_homedir_names(line: str, path: str, proj: Path) -> None:
+    assert _written(line, proj) == {path.format(proj=proj)}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "gpg --import-ownertrust t",
+        "gpg --homedir ~/.gnupg --import-ownertrust t",
+        'gpg --homedir "$D" --lsign-key A',  # built at run time: it may be the user's
+        "GNUPGHOME=~/.gnupg gpg --lsign-key A",
+    ],
+)
+def test_the_users_keyring_stays_written(line: str, proj: Path) -> None:
+    assert any(p.startswith(f"{HOME}/.gnupg/") for p in _written(line, proj))
