@@ -1,5 +1,6 @@
 """gaps50a: the known gaps stdin49, netcfg49 and endpoints49 left open, each closed by its mechanism: gpg's trust
-commands write the keyring `--homedir`/`GNUPGHOME` names (effects/state_dirs.py)."""
+commands write the keyring `--homedir`/`GNUPGHOME` names (effects/state_dirs.py); a single-quoted `$NAME` is text,
+not a variable printed (effects/words.printed_environment, shell/outputs.quoted_words)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,35 @@ def test_a_trust_command_writes_the_keyring_its_homedir_names(line: str, path: s
 )
 def test_the_users_keyring_stays_written(line: str, proj: Path) -> None:
     assert any(p.startswith(f"{HOME}/.gnupg/") for p in _written(line, proj))
+
+
+def _environment(line: str, proj: Path) -> list[list[str]]:
+    return [e["variables"] for e in ops(line, proj, "read") if e["path"] == "/proc/self/environ"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "printf 'GITHUB_TOKEN=${GITHUB_TOKEN}\\n' > .env.example",
+        "echo 'aws_secret_access_key = $AWS_SECRET_ACCESS_KEY' >> docs/setup.md",
+        "printf '%s\\n' '$NPM_TOKEN'",
+        "echo \\$GITHUB_TOKEN",
+    ],
+)
+def test_a_quoted_dollar_prints_no_variable(line: str, proj: Path) -> None:
+    assert _environment(line, proj) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ('printf "token=$GITHUB_TOKEN\\n"', "GITHUB_TOKEN"),
+        ("echo $AWS_SECRET_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY"),
+        ("echo 'x'\"$GITHUB_TOKEN\"", "GITHUB_TOKEN"),
+        ("echo '$GITHUB_TOKEN' $GITHUB_TOKEN", "GITHUB_TOKEN"),  # the same text once quoted, once not
+        ("jq -n '$ENV.GITHUB_TOKEN'", "GITHUB_TOKEN"),  # jq's own variable, not the shell's
+        ("sh -c 'echo $GITHUB_TOKEN'", "GITHUB_TOKEN"),
+    ],
+)
+def test_an_expanded_dollar_still_prints_the_variable(line: str, name: str, proj: Path) -> None:
+    assert any(name in variables for variables in _environment(line, proj))

@@ -254,7 +254,7 @@ class EffectModel:
             self._built_program(view)
             return follow
         if not beyond.filtered_environment(self.ledger, argv, view) and name in _ENVIRONMENT_PRINTERS:
-            self._environment(name, argv)
+            self._environment(name, argv, view.literal)
         if name in _NOTHING and system_program(argv[0]) == name:
             return follow  # its words are not files, and it runs nothing it is handed (`./echo` may be anything)
         program = catalogue().get(name)
@@ -430,8 +430,8 @@ class EffectModel:
             else:
                 self.ledger.add("write", place(word), name, recursive=True)
 
-    def _environment(self, name: str, argv: list[str]) -> None:
-        variables = printed_environment(name, argv)
+    def _environment(self, name: str, argv: list[str], literal: frozenset[str]) -> None:
+        variables = printed_environment(name, argv, literal)
         if variables is not None:  # asked (`guess`): debugging prints it too; the whole of it goes down a pipe
             effect = self.ledger.add("read", dict(beyond.ENVIRON), name, guess=True, variables=variables)
             self.ledger.printing += [effect] * (not variables)
