@@ -1,6 +1,7 @@
 """gaps50a: the known gaps stdin49, netcfg49 and endpoints49 left open, each closed by its mechanism: gpg's trust
 commands write the keyring `--homedir`/`GNUPGHOME` names (effects/state_dirs.py); a single-quoted `$NAME` is text,
-not a variable printed (effects/words.printed_environment, shell/outputs.quoted_words)."""
+not a variable printed (effects/words.printed_environment, shell/outputs.quoted_words); a FIFO the line made is a file it
+made (programs.json mkfifo, mknod)."""
 
 from __future__ import annotations
 
@@ -71,3 +72,16 @@ def test_a_quoted_dollar_prints_no_variable(line: str, proj: Path) -> None:
 )
 def test_an_expanded_dollar_still_prints_the_variable(line: str, name: str, proj: Path) -> None:
     assert any(name in variables for variables in _environment(line, proj))
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["mkfifo /tmp/.q; bash < /tmp/.q", "mknod /tmp/f p && sh < /tmp/f", "mkfifo -m 600 /tmp/c; python3 - < /tmp/c"],
+)
+def test_a_fifo_the_line_made_fed_to_a_shell_is_code_written_unseen(line: str, proj: Path) -> None:
+    [run] = ops(line, proj, "exec")
+    assert run["known"] is False and run["flow"] == "write"
+
+
+def test_mknod_makes_its_first_operand_only(proj: Path) -> None:
+    assert _written("mknod -m 600 /tmp/f c 1 3", proj) == {"/tmp/f"}
