@@ -1,7 +1,7 @@
 """gaps50a: the known gaps stdin49, netcfg49 and endpoints49 left open, each closed by its mechanism: gpg's trust
 commands write the keyring `--homedir`/`GNUPGHOME` names (effects/state_dirs.py); a single-quoted `$NAME` is text,
-not a variable printed (effects/words.printed_environment, shell/outputs.quoted_words); a FIFO the line made is a file it
-made (programs.json mkfifo, mknod)."""
+not a variable printed (effects/words.printed_environment, shell/outputs.quoted_words); a FIFO the line made is a
+file it made (programs.json mkfifo, mknod)."""
 
 from __future__ import annotations
 
