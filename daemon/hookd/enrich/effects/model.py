@@ -18,7 +18,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.enrich.effects import beyond, option_files
+from hookd.enrich.effects import beyond, option_files, stdin_files
 from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, left_empty, property_command, url_scripts
@@ -505,7 +505,7 @@ class EffectModel:
             option_execs(self.files, program, parsed, name, view, place)
             return  # what it launches is walked as its own command
         if program.script_operand:
-            self.code.script(program, parsed, view, place, follow)
+            self.code.script(program, stdin_files.after_verb(program, parsed), view, place, follow)
             if any(o == "-m" for o, _ in parsed.options):  # `python3 -m base64 .env`: a module's operands
                 self.files.guess([name, *parsed.operands], name, place)
                 module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is
