@@ -2,7 +2,8 @@
 commands write the keyring `--homedir`/`GNUPGHOME` names (effects/state_dirs.py); a single-quoted `$NAME` is text,
 not a variable printed (effects/words.printed_environment, shell/outputs.quoted_words); a FIFO the line made is a
 file it made (programs.json mkfifo, mknod); a program reads its script on stdin as its entry says (`stdin_script`
-true, false or `named`: only `-`; `/dev/stdin` always), past a verb that runs a script (`script_after`: `bun run -`)."""
+true, false or `named`: only `-`; `/dev/stdin` always), past a verb that runs a script (`script_after`: `bun run
+-`); Ghostscript's `%pipe%CMD` output runs CMD (`pipe_prefixes`, effects/untabled.piped)."""
 
 from __future__ import annotations
 
@@ -113,3 +114,24 @@ def test_a_fed_file_is_the_script_where_the_program_reads_it(line: str, proj: Pa
 )
 def test_a_program_that_reads_no_script_on_stdin_runs_no_fed_file(line: str, proj: Path) -> None:
     assert [e for e in ops(line, proj, "exec") if e["program"] != "curl"] == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "gs -sDEVICE=txtwrite -sOutputFile=%pipe%'rm -rf ~/Documents' in.pdf",
+        "gs -q -sDEVICE=txtwrite -o '%pipe%rm -rf ~/Documents' in.pdf",
+        "gs -sDEVICE=txtwrite -sOutputFile='|rm -rf ~/Documents' in.pdf",
+    ],
+)
+def test_a_pipe_output_runs_its_command(line: str, proj: Path) -> None:
+    [run] = ops(line, proj, "exec")
+    assert run["code"] == {"lang": "sh", "text": "rm -rf ~/Documents"}
+    assert [e["path"] for e in ops(line, proj, "delete")] == [f"{HOME}/Documents"]
+
+
+def test_a_plain_output_runs_nothing(proj: Path) -> None:
+    assert ops("gs -sDEVICE=png16m -r150 -o page-%03d.png in.pdf", proj, "exec") == []
+    assert [e["code"]["text"] for e in ops("gs -sDEVICE=pdfwrite -sOutputFile=%pipe%lpr in.pdf", proj, "exec")] == [
+        "lpr"
+    ]

@@ -247,6 +247,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         stdin_script=spec.get("stdin_script", bool(spec.get("script_operand"))) is True,
         stdin_script_named=spec.get("stdin_script") == "named",
         script_after=frozenset(spec.get("script_after", ())),
+        pipe_prefixes=tuple(spec.get("pipe_prefixes", ())),
         stdin_script_options=frozenset(spec.get("stdin_script_options", ())),
         bare_commands=bool(spec.get("bare_commands", False)),
         modules=dict(spec.get("modules", {})),

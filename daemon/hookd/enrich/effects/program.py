@@ -253,6 +253,7 @@ class Program:
     # a shell or interpreter given no script operand reads its script on stdin (`bash < F` is `bash F`), unless
     # its entry says it does not; under these options it does even with operands (`sh -s ARG`)
     stdin_script: bool = False
+    pipe_prefixes: tuple[str, ...] = ()  # an output "file" so prefixed is a command it pipes into (gs `%pipe%CMD`)
     script_after: frozenset[str] = frozenset()  # a verb its script operand comes after (`bun run FILE`)
     stdin_script_named: bool = False  # it reads its script on stdin only when its operand is `-` (`bpftrace -`)
     stdin_script_options: frozenset[str] = frozenset()
