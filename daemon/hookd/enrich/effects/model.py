@@ -18,7 +18,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.enrich.effects import beyond, option_files
+from hookd.enrich.effects import beyond, option_files, stdin_files
 from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, left_empty, property_command, url_scripts
@@ -44,6 +44,7 @@ from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, re
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
 from hookd.enrich.effects.source_sets import sources_redirected, startup_sources_redirected
+from hookd.enrich.effects.state_dirs import files_written
 from hookd.enrich.effects.tmpfiles import applied_configs, configured_later, is_tmpfiles_config
 from hookd.enrich.effects.traced import traced_memory
 from hookd.enrich.effects.untabled import (
@@ -253,7 +254,7 @@ class EffectModel:
             self._built_program(view)
             return follow
         if not beyond.filtered_environment(self.ledger, argv, view) and name in _ENVIRONMENT_PRINTERS:
-            self._environment(name, argv)
+            self._environment(name, argv, view.literal)
         if name in _NOTHING and system_program(argv[0]) == name:
             return follow  # its words are not files, and it runs nothing it is handed (`./echo` may be anything)
         program = catalogue().get(name)
@@ -374,8 +375,7 @@ class EffectModel:
         for pid in parsed.operands if program.reads_memory else ():  # as a read of /proc/PID/mem takes it
             self.ledger.add("read", place(f"/proc/{pid}/mem"), program.name)
         traced_memory(self.ledger, program, parsed, place)
-        for path in program.files_written(parsed.operands, [o for o, _ in parsed.options], self.ledger.home):
-            self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
+        files_written(self.ledger, program, parsed, view, place)
         installs = any(
             parsed.operands[: len(w)] == list(w) and parsed.operands[len(w) :] for w in program.installs_code
         )
@@ -430,8 +430,8 @@ class EffectModel:
             else:
                 self.ledger.add("write", place(word), name, recursive=True)
 
-    def _environment(self, name: str, argv: list[str]) -> None:
-        variables = printed_environment(name, argv)
+    def _environment(self, name: str, argv: list[str], literal: frozenset[str]) -> None:
+        variables = printed_environment(name, argv, literal)
         if variables is not None:  # asked (`guess`): debugging prints it too; the whole of it goes down a pipe
             effect = self.ledger.add("read", dict(beyond.ENVIRON), name, guess=True, variables=variables)
             self.ledger.printing += [effect] * (not variables)
@@ -505,7 +505,7 @@ class EffectModel:
             option_execs(self.files, program, parsed, name, view, place)
             return  # what it launches is walked as its own command
         if program.script_operand:
-            self.code.script(program, parsed, view, place, follow)
+            self.code.script(program, stdin_files.after_verb(program, parsed), view, place, follow)
             if any(o == "-m" for o, _ in parsed.options):  # `python3 -m base64 .env`: a module's operands
                 self.files.guess([name, *parsed.operands], name, place)
                 module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is

@@ -220,6 +220,8 @@ class Program:
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
     # the files it changes whatever its operands (userdel: /etc/passwd, …), after these subcommand words (none: any)
     writes_files: tuple[tuple[tuple[str, ...], str], ...] = ()
+    # the directory its `writes_files` below `default` are in, when an option or variable names another (gpg --homedir)
+    state_dir: Mapping[str, Any] = field(default_factory=dict)
     device_read_only: frozenset[str] = frozenset()
     remote_name: frozenset[str] = frozenset()  # `curl -O`: the download is written under the URL's name
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
@@ -251,6 +253,9 @@ class Program:
     # a shell or interpreter given no script operand reads its script on stdin (`bash < F` is `bash F`), unless
     # its entry says it does not; under these options it does even with operands (`sh -s ARG`)
     stdin_script: bool = False
+    pipe_prefixes: tuple[str, ...] = ()  # an output "file" so prefixed is a command it pipes into (gs `%pipe%CMD`)
+    script_after: frozenset[str] = frozenset()  # a verb its script operand comes after (`bun run FILE`)
+    stdin_script_named: bool = False  # it reads its script on stdin only when its operand is `-` (`bpftrace -`)
     stdin_script_options: frozenset[str] = frozenset()
     modules: Mapping[str, str] = field(default_factory=dict)  # `python -m pip …` runs as the program `pip`
     bare_commands: bool = False  # `parallel` with no command: its inputs (stdin, after `:::`) are command lines

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from hookd.enrich.effects.catalogue import Program
+from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.handed import handed_commands, piped_commands, shell_escapes
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
@@ -53,10 +53,22 @@ def _is_line(word: str) -> bool:
 
 
 def piped(ledger: Ledger, view: CommandView, follow: Followups) -> None:
-    """`strace -o '|CMD' …` (a wrapper's words too): an output "file" that pipes into a command runs it."""
-    for text in piped_commands([*view.peeled, *view.argv]):
+    """`strace -o '|CMD' …` (a wrapper's words too): an output "file" that pipes into a command runs it; so does
+    one a program's entry says names a command by its prefix (Ghostscript's `%pipe%CMD`: `pipe_prefixes`)."""
+    texts = piped_commands([*view.peeled, *view.argv])
+    for text in _prefixed_commands(catalogue().get(view.name), view.argv) if view.argv else ():
+        texts += [text] * (text not in texts)
+    for text in texts:
         ledger.add("exec", None, view.name, code={"lang": "sh", "text": text}, known=not _dynamic(text))
         follow.scripts.append(text)
+
+
+def _prefixed_commands(program: Program | None, argv: list[str]) -> list[str]:
+    """The command each word or option value (`-sOutputFile=%pipe%lpr`) names after one of the program's pipe
+    prefixes: its output is piped into it, whatever the command is."""
+    prefixes = program.pipe_prefixes if program is not None else ()
+    values = [w.partition("=")[2] if w.startswith("-") and "=" in w else w for w in argv[1:]]
+    return [v[len(p) :].strip() for v in values for p in prefixes if v.startswith(p) and v[len(p) :].strip()]
 
 
 def untabled_code(ledger: Ledger, view: CommandView, follow: Followups) -> None:

@@ -228,10 +228,10 @@ _JQ_ENVIRONMENT = re.compile(r"(?<![\w$.])(?:env|\$ENV)(?![\w.\[])")
 _JQ_VARIABLE = re.compile(r"(?<![\w$.])(?:env|\$ENV)\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def printed_environment(name: str, argv: list[str]) -> list[str] | None:
+def printed_environment(name: str, argv: list[str], literal: frozenset[str] = frozenset()) -> list[str] | None:
     """The whole environment printed (`env`, `printenv`, `export -p`, `declare -x`, `set`: []), or the
     variables whose names say they hold a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`);
-    None when neither."""
+    None when neither. A `$` of a `literal` word (single-quoted, escaped: POSIX 2.2.2) is text the shell keeps."""
     words = argv[1:]
     # `set` prints the variables only with no argument at all (`set -e`, `set -- a b` set options, parameters)
     whole = (name in ("env", "printenv") and not [w for w in words if not w.startswith("-")]) or (
@@ -246,7 +246,7 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
         return None  # it sets options or the positional parameters, and prints nothing
     # a variable's value is printed where a `$` names it; a bare name only by the programs that take names
     by_name = name == "printenv" or (name in ("export", "declare", "typeset") and printing)
-    secret = [m for w in words if by_name or "$" in w for m in _SECRET_VARIABLE.findall(w)]
+    secret = [m for w in words if by_name or ("$" in w and w not in literal) for m in _SECRET_VARIABLE.findall(w)]
     if name in _JQ:  # `jq -n '$ENV.GITHUB_TOKEN'`
         secret += [n for w in words for n in _JQ_VARIABLE.findall(w) if _SECRET_VARIABLE.fullmatch(n)]
     return secret if whole or secret else None

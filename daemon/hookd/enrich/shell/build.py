@@ -25,7 +25,7 @@ from hookd.enrich.shell.expand import expand_words, expanded_text
 from hookd.enrich.shell.fallback import _fallback, _reads_duplicate
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.line_builtins import _COPROC_DESCRIPTORS
-from hookd.enrich.shell.outputs import cd_words, unmarked
+from hookd.enrich.shell.outputs import cd_words, quoted_words, unmarked
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import fed_searches, listed_words, loop_selects, search_word, searched_operands
@@ -413,7 +413,7 @@ class _Builder(BuilderState):
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
-        marked = frozenset(w[len(LITERAL_MARK) :] for w in simple.words if w.startswith(LITERAL_MARK))
+        marked = quoted_words(simple.words)
         literal = self._literal = marked | self._frame_literal  # (`f(){ printf "$@"; }; f 'a $b'`: "$@" is the text)
         echoed = printed_text(name, argv, self._literal, stdin)  # also `nohup printf …`
         piped = None if echoed is not None else files_printed(argv, lambda w: self._path(w, cwd), self.model.ledger)

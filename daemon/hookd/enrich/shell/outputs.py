@@ -67,6 +67,13 @@ def unmarked(value: str) -> str:
     return value.removeprefix(ARRAY_MARK).removeprefix(LITERAL_MARK)
 
 
+def quoted_words(words: list[str]) -> frozenset[str]:
+    """The words whose `$` and backticks are all quoted (LITERAL_MARK) and that the command is not also given
+    unquoted: `echo '$T' $T` expands its second, and a word's text alone cannot tell the two apart."""
+    marked = frozenset(w[len(LITERAL_MARK) :] for w in words if w.startswith(LITERAL_MARK))
+    return marked - {w[2:] if w.startswith("\x00") else w for w in words if not w.startswith(LITERAL_MARK)}
+
+
 def printed_directory(text: str, cwd: _Cwd, own: tuple[Mapping[str, Any], ...]) -> str | None:
     """`text` with a leading substitution that prints a directory put as that directory: `$(pwd)/bin/tool` is
     `CWD/bin/tool` (so is `$(dirname "${BASH_SOURCE[0]}")/bin/tool`), `$(git rev-parse --show-toplevel)/go.mod` the
