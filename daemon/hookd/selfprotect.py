@@ -45,6 +45,7 @@ from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_aliases import later_agent_starts
 from hookd.selfprotect_bases import base_places
+from hookd.selfprotect_below import Below
 from hookd.selfprotect_config import caller_config, caller_config_stamp, own_endpoints, reached_endpoints
 from hookd.selfprotect_edits import event_texts
 from hookd.selfprotect_env import settings_env_starts
@@ -373,7 +374,7 @@ class _Index:
     def __init__(self, listed: list[JSON]) -> None:
         self.at: dict[str, list[JSON]] = {}
         self.below: dict[str, list[JSON]] = {}
-        self._chains: dict[str, list[tuple[JSON, bool, tuple[str, ...]]]] = {}
+        self._trees: dict[str, Below] = {}
         self.longest = 1  # the longest place's path: a longer one is inside it at most
         for place in listed:
             path = str(place["path"])
@@ -401,9 +402,8 @@ class _Index:
             elif named_path in only_deleted:
                 # an agent's settings directory is at hand when deleted (not the project or home a file sits in)
                 direct = path not in roots
-                for place, in_it, chain in self._below_chains(path):
-                    if (direct and in_it) or _exists(chain, exists):
-                        found[id(place)] = place
+                for place in self._below(path).existing(direct, exists):
+                    found[id(place)] = place
             else:
                 for place in self.below.get(path, ()):
                     found[id(place)] = place
@@ -430,22 +430,15 @@ class _Index:
                     hits.append({"pattern": pattern, "place": place})
         return hits
 
-    def _below_chains(self, path: str) -> list[tuple[JSON, bool, tuple[str, ...]]]:
-        """The places below `path`, each with whether `path` holds it directly and the directories from `path`
-        down to it (the place's own path last): derived once per deleted path. Only the names: whether each
-        exists is looked up on every call (nothing about the file system is kept between calls)."""
-        chains = self._chains.get(path)
-        if chains is None:
-            chains = []
-            for place in self.below.get(path, ()):
-                steps = [str(place["path"])]
-                while steps[-1] != "/" and (parent := steps[-1].rpartition("/")[0] or "/") != path:
-                    steps.append(parent)
-                chains.append((place, len(steps) == 1, tuple(reversed(steps))))
-            if len(self._chains) >= _CACHED:
-                self._chains.clear()
-            self._chains[path] = chains
-        return chains
+    def _below(self, path: str) -> Below:
+        """The places below `path` as a tree (selfprotect_below.py): derived once per deleted path. Only the names:
+        whether each exists is looked up on every call (nothing about the file system is kept between calls)."""
+        below = self._trees.get(path)
+        if below is None:
+            if len(self._trees) >= _CACHED:
+                self._trees.clear()
+            below = self._trees[path] = Below(path, self.below.get(path, []))
+        return below
 
 
 def _vetoes(event: NormalisedEvent) -> bool:
