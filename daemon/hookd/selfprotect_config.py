@@ -91,7 +91,8 @@ def own_endpoints(config: Config) -> Endpoints:
         hosts = ((_host(parts.hostname), parts.port or _DEFAULT_PORTS[parts.scheme]),)
     elif parts.scheme == "unix":
         sockets = (os.path.normpath(parts.path),)
-    own = tuple(str(p) for p in (config.hook_socket, config.control_socket, config.lane_socket))
+    backend = config.control_socket.with_name("grpc.sock")  # the control plane's gRPC server (control/server.py)
+    own = tuple(str(p) for p in (config.hook_socket, config.control_socket, config.lane_socket, backend))
     return Endpoints(hosts, sockets, own, config.http.port)
 
 
@@ -122,6 +123,8 @@ def reached_endpoints(endpoints: Endpoints, effects: Any) -> dict[str, list[dict
 def _request(endpoints: Endpoints, e: Mapping[str, Any]) -> list[dict[str, Any]]:
     method, url, socket = str(e.get("method") or "").upper(), str(e.get("url", "")), str(e.get("socket") or "")
     how = f"{method or 'GET'} {url}" + (f" through {socket}" if socket else "")
+    if e.get("grpc"):
+        return _grpc(endpoints, e, how)
     if socket and _same_socket(socket, endpoints.own_sockets):
         return [{"what": "hookd's own socket", "how": how}]
     if method in _READING and not _BUILT.search(method):
@@ -137,6 +140,24 @@ def _request(endpoints: Endpoints, e: Mapping[str, Any]) -> list[dict[str, Any]]
         return []
     known = reached and method in _CHANGING
     return [{"what": "the policy engine hookd decides with", "how": how, **({} if known else {"ask": True})}]
+
+
+def _grpc(endpoints: Endpoints, e: Mapping[str, Any], how: str) -> list[dict[str, Any]]:
+    """A gRPC client's call to hookd: through its sockets (the control socket serves its gRPC API), to the engine's
+    server or to the hook port on loopback; a listing of services by reflection changes nothing (self-protection
+    judges changes) and passes, as a call to any other server does."""
+    if e.get("listing"):
+        return []
+    socket = str(e.get("socket") or "")
+    what = {"what": "hookd's own endpoint", "how": how.replace("POST grpc://", "gRPC call to ", 1)}
+    if socket:
+        sockets = (*endpoints.own_sockets, *endpoints.engine_sockets)
+        return [what] if _same_socket(socket, sockets) else []
+    split = _split(str(e.get("url", "")))
+    if split is None:
+        return []
+    reached = _same_server(split, (*endpoints.hosts, ("", endpoints.port)))
+    return [] if reached is False else [what] if reached else [{**what, "ask": True}]
 
 
 def _split(url: str) -> SplitResult | None:

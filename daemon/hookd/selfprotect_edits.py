@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from hookd.selfprotect_rewrites import rewritten
 from hookd.types import NormalisedEvent, ToolKind
 
 # the ops that change a file, as the effect model names them
@@ -37,6 +38,8 @@ def shell_texts(commands: Sequence[Mapping[str, Any]], effects: Sequence[Mapping
     outs = [[str(r.get("path")) for r in c.get("redirects") or [] if r.get("path") != "/dev/null"] for c in commands]
     if len(mine) == 1 and isinstance(text := mine[0].get("text"), str):  # `printf '…' >> F`: the text the line shows
         return _written(commands, path, old, text, cwd)
+    if len(mine) == 1 and mine[0].get("op") == "write" and (new := rewritten(effects, path, old, cwd)) is not None:
+        return [new]  # `python3 -c "…json.load(open(p))…json.dump(d, open(p, 'w'))"`: the keys it sets
     if len(argvs) == 1 and not outs[0]:
         edit, target = _in_place(names[0], argvs[0][1:])
         ok = all(e.get("op") == "write" for e in mine)

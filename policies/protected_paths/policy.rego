@@ -373,9 +373,11 @@ _shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	reason := sprintf("%s %q is blocked: it would stop, limit or attach to hookd, the guard of this session", [e.program, e.target])
 }
 
+# (`named`: the target with each path below the project as the project names it, `./.dev-server.pid`: the
+# directories the project sits in name no process; the reason shows the target as spelled)
 _signals_guard(e) if {
 	some name in data.protected_paths.guard_process_names
-	contains(lower(e.target), name)
+	contains(lower(object.get(e, "named", e.target)), name)
 }
 
 # a PID looked up when the shell runs (`kill $(pgrep -f hookd)`, `pgrep hookd | xargs kill`, `prlimit --pid

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -21,6 +24,7 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,20}://[^\s'\"<>`]+", re.IGNORECASE)
 
 
 MAX_URLS = 16
+_DATA = Path(__file__).with_name("effects") / "data"
 # A URL's path ends at its query or its fragment (RFC 3986 section 3.3): neither names part of the file.
 _PATH_END = re.compile(r"[?#]")
 
@@ -29,16 +33,28 @@ def _url_path(text: str) -> str:
     return _PATH_END.split(text, maxsplit=1)[0]
 
 
-# The arguments a fetch tool names its request's method and body by (an MCP server's `fetch`, `http_request`): a
-# body without a method is sent as a POST, as curl's `-d` is
-_METHOD_KEYS = ("method", "http_method", "verb")
-_BODY_KEYS = ("body", "data", "json", "payload", "form")
+def _names(part: str) -> tuple[str, ...]:
+    """fetch_tools.json's argument names of `part` (method, body) as words, in its order (the first given wins)."""
+    return tuple(_word(str(e["name"])) for e in _fetch_tools()[part])
+
+
+@functools.cache
+def _fetch_tools() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((_DATA / "fetch_tools.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _word(name: str) -> str:
+    """An argument's name as a word: `httpMethod`, `http_method` and `http-method` are one."""
+    return name.lower().replace("_", "").replace("-", "")
 
 
 def request_method(given: Mapping[str, Any]) -> str:
-    """The method of a tool's request that is no plain GET, upper case (`{"method": "put"}`), or POST for a body."""
-    method = next((v for k in _METHOD_KEYS if isinstance(v := given.get(k), str) and v), "")
-    if not method and any(given.get(k) not in (None, "", {}, []) for k in _BODY_KEYS):
+    """The method of a tool's request that is no plain GET, upper case (`{"method": "put"}`), or POST for a body: the
+    argument names are fetch_tools.json's."""
+    named = {_word(k): v for k, v in given.items() if isinstance(k, str)}
+    method = next((v for k in _names("method") if isinstance(v := named.get(k), str) and v), "")
+    if not method and any(named.get(k) not in (None, "", {}, []) for k in _names("body")):
         method = "POST"
     return "" if method.upper() in ("", "GET", "HEAD") else method.upper()
 

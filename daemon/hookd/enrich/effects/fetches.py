@@ -10,6 +10,7 @@ import unicodedata
 from urllib.parse import SplitResult, unquote, urlsplit
 
 from hookd.enrich.effects.catalogue import Program, catalogue
+from hookd.enrich.effects.grpc import grpc_requests
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.words import _dynamic
@@ -19,6 +20,9 @@ def fetch_effects(
     model: Ledger, program: Program, parsed: Parsed, operands: list[str], place: Place, name: str
 ) -> None:
     """What a downloader fetches, and the file it writes under the URL's name (`curl -O`, `wget URL`)."""
+    if grpc := program.rest_api.get("grpc"):
+        grpc_requests(model, grpc, parsed, name)
+        return
     method = request_method(program, parsed, operands)
     if program.rest_api.get("method_operand") and _method_word(operands):
         operands = operands[1:]  # httpie's optional METHOD before the URL

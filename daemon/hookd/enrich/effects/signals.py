@@ -128,10 +128,23 @@ def _signal_to(ledger: Ledger, name: str, target: str, match: str, view: Command
     names is the target (`pidof hookd`, `systemctl show -p MainPID hookd`, `cat /run/hookd.pid`)."""
     lookup = lookup_words(target, {**view.variables, **view.built}, view.fed) if match == "pid" else []
     if lookup:
-        extra["lookup"] = lookup
+        extra["lookup"] = [_in_project(w, ledger.project) for w in lookup]
+        if (named := _in_project(target, ledger.project, anywhere=True)) != target:
+            extra["named"] = named  # what the target names processes by; the reason shows it as spelled
     elif match == "pid" and (running := running_names(target)):
         extra["running"] = running
     ledger.add("signal", None, name, target=target, match=match, **extra)
+
+
+def _in_project(word: str, project: str, *, anywhere: bool = False) -> str:
+    """A lookup's absolute path below the project as the project names it (`cat /w/hookd-x/shop/.dev.pid` is
+    `./.dev.pid`; `anywhere`: each such path in a target's text): the directories the project sits in are where the
+    user keeps it, no process's name."""
+    if project == "/":
+        return word
+    if anywhere:
+        return re.sub(r"(?<![\w/.-])" + re.escape(project) + r"/(?=[^/])", "./", word)
+    return "./" + word[len(project) + 1 :] if word.startswith(project + "/") else word
 
 
 def _unit_glob_regex(target: str) -> str:
