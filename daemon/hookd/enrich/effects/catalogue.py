@@ -273,6 +273,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         serves=dict(spec.get("serves", {})),
         hosted=dict(spec.get("hosted", {})),
         retention=dict(spec.get("retention", {})),
+        sweeps=dict(spec.get("sweeps", {})),
         decrypts=dict(spec.get("decrypts", {})),
         clear_outputs=dict(spec.get("clear_outputs", {})),
         url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),

@@ -389,6 +389,8 @@ def served(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> No
     below the directory it serves is read by whoever connects: a read of the whole tree (the home's secrets
     with it)."""
     spec = program.serves
+    if not spec or spec.get("subcommand", "") not in ("", *parsed.operands[:1]):
+        return
     if spec.get("when") and not any(o == spec["when"] for o, _ in parsed.options):
         return
     named = [v for o, v in parsed.options if o in spec.get("options", ()) and v]
@@ -396,7 +398,8 @@ def served(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> No
         named += [w[len("file://") :] or "/" for w in parsed.operands if w.startswith("file://")]
         if not named:
             return
-    if spec.get("operand") and parsed.operands:
-        named.append(parsed.operands[0])
+    at = int(spec.get("operand_at", 0))  # `rclone serve http DIR`: after the subcommand and the protocol
+    if spec.get("operand") and len(parsed.operands) > at:
+        named.append(parsed.operands[at])
     for directory in named[-1:] or [str(spec.get("default", "."))]:
         ledger.add("read", place(directory), program.name, recursive=True, served=True)

@@ -39,7 +39,7 @@ from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, p
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files, option_commands
 from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.overwrites import filled_from_devices, yields_filler
-from hookd.enrich.effects.retention import retention_prunes
+from hookd.enrich.effects.retention import retention_prunes, worktree_sweeps
 from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, reveals_credential
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
@@ -399,8 +399,8 @@ class EffectModel:
         if program.hosted:
             hosted_store_deletes(self.ledger, program, parsed, view, place)
         retention_prunes(self.ledger, program, parsed, view)  # (none without the program's `retention`)
-        if program.serves:
-            served(self.ledger, program, parsed, place)
+        served(self.ledger, program, parsed, place)  # (none without the program's `serves`)
+        worktree_sweeps(self.ledger, program, parsed, place)
         filled_from_devices(self.ledger, view, start, program.operands == "write" and not parsed.options)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:

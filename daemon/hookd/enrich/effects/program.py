@@ -290,6 +290,7 @@ class Program:
     # `whole`, `store`, `deletes`, `host` options, `code` options, `short` options' meanings)
     hosted: Mapping[str, Any] = field(default_factory=dict)
     retention: Mapping[str, Any] = field(default_factory=dict)  # `borg prune`: effects/retention.py
+    sweeps: Mapping[str, Any] = field(default_factory=dict)  # `hg purge --all`: effects/retention.py
     # a decrypter: the `options` that decrypt, and those that send the plain text `elsewhere` (revealed.py)
     decrypts: Mapping[str, Any] = field(default_factory=dict)
     # the `words` that print the configuration's outputs and the `options` that print sensitive ones in clear

@@ -6,7 +6,8 @@ rehearsal (`--dry-run`) removes nothing.
 
 The rules come from the program's entry (programs.json `retention`: the command word, the rehearsal options, and
 each keep option with what it keeps: a count of the newest, a span written as a duration, or a count of periods of
-so many seconds), so no spelling of a command is listed here."""
+so many seconds), so no spelling of a command is listed here. A version control tool's sweep of the files it does
+not track is a loss of the same kind (programs.json `sweeps`, `worktree_sweeps`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.enrich.effects.ledger import CommandView, Ledger
+from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.program import Program
 
@@ -58,3 +59,21 @@ def _keeps_history(kind: Any, value: str | None) -> bool:
     if kind == "count":
         return int(text) > 1
     return int(text) * int(kind) > _DAY
+
+
+def worktree_sweeps(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+    """A version control tool's sweep of its working copy (`hg purge --all`, `svn cleanup --remove-ignored`): the
+    files it does not track, and with an option those it ignores (.env, local config), deleted for good below the
+    paths named or the working copy, as `git clean -fdx` is modelled (`what`: `untracked-trees`, `ignored`)."""
+    spec = program.sweeps
+    if not spec or not set(parsed.operands[:1]) & set(spec.get("words", ())):
+        return
+    given = {o for o, _ in parsed.options}
+    if given & set(spec.get("rehearse", ())):
+        return
+    widened = [str(w) for o, w in spec.get("widen", {}).items() if o in given]
+    what = "ignored" if "ignored" in widened else next(iter(widened), str(spec.get("what", "")))
+    if not what:
+        return
+    for path in parsed.operands[1:] or ["."]:
+        ledger.add("delete", place(path), program.name, recursive=True, what=what, whole=path == ".")
