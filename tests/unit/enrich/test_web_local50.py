@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from effect_support import effects
 
+from hookd.config import Config, HttpConfig, OpaConfig
 from hookd.enrich.effects.fetches import local_admin, named_addresses, reached_secrets, reached_urls
+from hookd.selfprotect_config import own_endpoints, reached_endpoints
 from tests.unit.enrich.test_tool_effects import enriched
 
 ADMIN = [
@@ -125,3 +127,16 @@ def test_a_web_tool_reaching_a_local_service_reads_its_secrets(
 )
 def test_the_shell_s_downloaders_reach_the_same_services(line: str, service: str, proj: Path) -> None:
     assert service in [e.get("admin") for e in effects(line, proj) if e["op"] == "read"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "curl -X PUT -d '{}' http://127.0.0.1.nip.io:8181/v1/policies/x",
+        "curl -X DELETE http://opa.localtest.me:8181/v1/data/hookd",
+        "curl -X PATCH -d '[]' http://7f000001.7f000001.rbndr.us:8181/v1/data/x",
+    ],
+)
+def test_hookd_s_own_endpoints_are_found_under_a_name_that_spells_the_loopback(line: str, proj: Path) -> None:
+    own = own_endpoints(Config(opa=OpaConfig(url="http://127.0.0.1:8181"), http=HttpConfig(port=8765)))
+    assert reached_endpoints(own, effects(line, proj))["endpoints"]
