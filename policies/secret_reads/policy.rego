@@ -65,6 +65,16 @@ ask contains {"id": "cloud-metadata", "reason": reason} if {
 	reason := sprintf("%s asks the cloud instance metadata service (%s), which hands out this machine's credentials; confirm it", [e.program, e.url])
 }
 
+# Such a tool that opens a local admin or credential service (Docker's Engine API, the kubelet, Consul, Vault,
+# Envoy's admin…: the effect model's `admin`, on a loopback host in any spelling, or redirected to): asked.
+ask contains {"id": "local-admin", "reason": reason} if {
+	input.tool.kind in {"mcp", "other", "web"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	object.get(e, "admin", "") != ""
+	reason := sprintf("%s asks %s on this machine (%s), which hands out its secrets or runs code; confirm it", [e.program, e.admin, e.url])
+}
+
 # Such a tool that sends a credential to its service in its arguments (a chat message's text, a page's content, a
 # search query): the text holds one of model_secrets' credential patterns (a private key block, a cloud or forge
 # token; not a vendor's documented placeholder). Asked: the secret leaves the machine whichever file it came from.
@@ -588,6 +598,13 @@ _effect_read_ask contains {"id": "cloud-metadata", "reason": reason} if {
 	some e in _effect_reads
 	object.get(e, "metadata", false) == true
 	reason := sprintf("%s asks the cloud instance metadata service (%s), which hands out this machine's credentials; confirm it", [e.program, e.url])
+}
+
+# A local admin or credential service (Docker's Engine API, the kubelet, Consul…: the effect model's `admin`): asked.
+_effect_read_ask contains {"id": "local-admin", "reason": reason} if {
+	some e in _effect_reads
+	object.get(e, "admin", "") != ""
+	reason := sprintf("%s asks %s on this machine (%s), which hands out its secrets or runs code; confirm it", [e.program, e.admin, e.url])
 }
 
 # A whole tree sent to another host (`tar cz . | curl -T - URL`, `zip -r - . | nc host port`): the project

@@ -622,6 +622,27 @@ test_a_web_or_mcp_tool_opening_the_instance_metadata_service_is_asked if {
 	}
 }
 
+_admin_fetch(kind) := object.union(_metadata_fetch(kind), {"effects": [
+	{"op": "fetch", "path": "", "known": true, "program": "webfetch", "via": "tool", "url": "http://localhost:2375/containers/json"},
+	{"op": "read", "path": "", "known": true, "program": "webfetch", "via": "tool", "url": "http://localhost:2375/containers/json", "admin": "Docker Engine API"},
+]})
+
+test_a_web_or_mcp_tool_opening_a_local_admin_service_is_asked if {
+	every kind in ["web", "mcp", "other"] {
+		a := ask with input as _admin_fetch(kind)
+		some v in a
+		v.id == "local-admin"
+	}
+}
+
+test_a_shell_fetch_of_a_local_admin_service_is_asked if {
+	i := object.union(_admin_fetch("shell"), {"tool": {"kind": "shell", "name": "run_shell_command"}, "effects": [
+		{"op": "read", "path": "", "known": true, "program": "curl", "via": "shell", "url": "http://localhost:10250/pods", "admin": "kubelet API"},
+	]})
+	some v in ask with input as i
+	v.id == "local-admin"
+}
+
 test_a_web_tool_fetching_a_page_is_not_asked if {
 	i := object.union(_metadata_fetch("web"), {"effects": [{"op": "fetch", "path": "", "known": true, "program": "webfetch", "via": "tool", "url": "https://docs.rs/"}]})
 	count(ask) == 0 with input as i

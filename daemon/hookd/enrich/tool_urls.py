@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from hookd.enrich.effects.fetches import instance_metadata, served_home_file
+from hookd.enrich.effects.fetches import reached_secrets, served_home_file
 from hookd.enrich.paths import PathResolver
 from hookd.enrich.tool_entries import (
     path_effect,
@@ -96,7 +96,6 @@ def url_effects(
                 continue  # a file URL with no path (`file://` explained in a prompt)
             fetched = {**unknown_effect("fetch", program), "known": True, "class": "outside", "url": url}
             out.append({**fetched, "method": method} if method else fetched)
-            if instance_metadata(url):
-                out.append({**unknown_effect("read", program), "known": True, "class": "outside", "url": url,
-                            "metadata": True})  # fmt: skip
+            for secret in reached_secrets(url):  # the metadata service, a local admin service: here or redirected to
+                out.append({**unknown_effect("read", program), "known": True, "class": "outside", **secret})
     return out

@@ -351,8 +351,8 @@ class Catalogue:
     """The programs, each built from its data the first time a command names it, and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "command_directives", "config_environment",
-        "environment",
+        "_built", "_derived", "_specs", "address_names", "admin_ports", "admin_sockets", "bin_dirs", "code_extensions",
+        "command_directives", "config_environment", "environment",
         "forge_apis", "git", "guarded_names", "host_environment", "instruction_files", "languages", "member_files",
         "metadata_hosts",
         "metadata_local", "metadata_paths", "number_outputs", "plain_environment",
@@ -393,6 +393,11 @@ class Catalogue:
         local = own.get("metadata_hosts", {})  # a metadata service on the loopback: (its ports, its credential paths)
         self.metadata_local = (frozenset(local.get("local_ports", ())), tuple(local.get("local_paths", ())))
         self.metadata_paths = tuple(local.get("protocol_paths", ()))  # served only by a metadata service, any host
+        admin = own.get("local_admin", {}).get("services", ())  # Docker's API, the kubelet, Consul, …: by port, socket
+        self.admin_ports = {int(p): str(s["service"]) for s in admin for p in s.get("ports", ())}
+        self.admin_sockets = {str(k): str(s["service"]) for s in admin for k in s.get("sockets", ())}
+        names = own.get("address_names", {})  # nip.io spells its address, localtest.me is the loopback
+        self.address_names = (tuple(names.get("spelling", ())), tuple(names.get("loopback", ())))
         self.power_files = frozenset(own.get("power_files", {}).get("paths", ()))  # a write there powers off
         self.signal_files = frozenset(own.get("signal_files", {}).get("names", ()))  # cgroup.kill: its processes end
         self.process_files = frozenset(own.get("process_files", {}).get("names", ()))  # /proc/PID/mem: acts on PID

@@ -7,7 +7,8 @@ import os
 import re
 import socket
 import unicodedata
-from urllib.parse import SplitResult, unquote, urlsplit
+from typing import Any
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.grpc import grpc_requests
@@ -40,8 +41,10 @@ def fetch_effects(
             fetched["method"] = method
         if socket := next((v for o, v in parsed.options if o in program.rest_api.get("socket", ()) and v), ""):
             fetched["socket"] = socket  # the server on that socket answers, whatever the URL's host
-        if instance_metadata(url):  # it answers with the machine's cloud credentials
-            model.add("read", None, name, url=url, metadata=True)
+        if socket and (service := admin_socket(socket)):  # `curl --unix-socket /var/run/docker.sock URL`
+            model.add("read", None, name, url=url, admin=service)
+        for found in reached_secrets(url):  # it answers with the machine's cloud credentials or a service's secrets
+            model.add("read", None, name, **found)
         if served := served_home_file(url, model.home):  # a local server hands out a file of the home
             model.add("read", place(served), name, url=url)
         if remote and "/" in url:
@@ -90,10 +93,12 @@ def instance_metadata(url: str) -> bool:
     if host in hosts or unquote(split.path).lower().startswith(catalogue().metadata_paths):
         return True  # a host of the list, or the metadata protocol's own path at any host (a DNS alias of one)
     address = _address(host)
+    if address is None and any(a.is_link_local or str(a) in hosts for a in _spelled_addresses(host)):
+        return True
     if _is_local(host, address):
         return _local_metadata(split)
     if address is None:
-        return any(a.is_link_local or str(a) in hosts for a in _spelled_addresses(host))
+        return False
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
     return address.is_link_local or str(address) in hosts
@@ -119,11 +124,80 @@ def loopback(host: str) -> bool:
 
 
 def _is_local(host: str, address: ipaddress.IPv4Address | ipaddress.IPv6Address | None) -> bool:
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
+    if address is None and any(a.is_loopback or a.is_unspecified for a in named_addresses(host)):
+        return True  # `127.0.0.1.nip.io`, `7f000001.rbndr.us`, `app.localtest.me`, `x.localhost`
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
     return address is not None and (address.is_loopback or address.is_unspecified)
+
+
+def named_addresses(host: str) -> list[ipaddress.IPv4Address]:
+    """The addresses a name resolves to by its DNS service's documented rule (the catalogue's `address_names`):
+    the address it spells under a wildcard service (`127-0-0-1.sslip.io`, `a9fea9fe.7f000001.rbndr.us`: both of
+    rbndr's), or the loopback under a name whose every label is the loopback (`app.localtest.me`, RFC 6761's
+    `localhost`)."""
+    spelling, loopbacks = catalogue().address_names
+    host = host.rstrip(".").lower()
+    if any(host == n or host.endswith("." + n) for n in loopbacks):
+        return [ipaddress.IPv4Address("127.0.0.1")]
+    return _spelled_addresses(host) if any(host.endswith("." + n) for n in spelling) else []
+
+
+def admin_socket(path: str) -> str:
+    """The local admin service (Docker's API, containerd) listening on the Unix socket `path`, or ``."""
+    return catalogue().admin_sockets.get(os.path.normpath(path) if path.startswith("/") else path, "")
+
+
+def local_admin(url: str) -> str:
+    """The local admin or credential service `url` reaches (the catalogue's `local_admin`: Docker's Engine API on
+    2375, the kubelet on 10250, Consul on 8500, …), or ``: a loopback host in any spelling at its documented port,
+    or its Unix socket named as the host (`http+unix://%2Fvar%2Frun%2Fdocker.sock/…`, `unix:///run/…sock`)."""
+    split = _split(_as_a_browser_reads(url))
+    if split is None:
+        return ""
+    if "unix" in split.scheme.lower():
+        return admin_socket(unquote(split.netloc) or unquote(split.path).split(":", 1)[0])
+    try:
+        port = split.port
+    except ValueError:
+        return ""
+    host = (split.hostname or "").rstrip(".").lower()
+    return catalogue().admin_ports.get(port or 0, "") if port and _is_local(host, _address(host)) else ""
+
+
+def reached_secrets(url: str) -> list[dict[str, Any]]:
+    """What reading `url` and each URL inside it (a redirector's or a proxy's `?url=`, a path holding a URL) hands
+    out: the cloud metadata service's credentials (`metadata`), a local admin service's secrets (`admin`)."""
+    out: list[dict[str, Any]] = []
+    for place in reached_urls(url):
+        if instance_metadata(place):
+            out.append({"url": place, "metadata": True})
+        elif service := local_admin(place):
+            out.append({"url": place, "admin": service})
+    return out
+
+
+def reached_urls(url: str, depth: int = 0) -> list[str]:
+    """`url` and the URLs it carries after its host, percent-encoded or not (a redirector's `?url=`, `?next=//h/`,
+    a CORS proxy's `/https://…` path): a redirect or a proxy makes the call reach each of them too."""
+    split = _split(url)
+    if split is None or depth > 3:
+        return [url]
+    tail = url[url.find(split.netloc) + len(split.netloc) :] if split.netloc else ""
+    inner = [m.group() for m in _NESTED_URL.finditer(_unquoted(tail))]
+    inner += ["http:" + v for _, v in parse_qsl(split.query) if v.startswith("//") and not v.startswith("///")]
+    return [url, *(u for i in inner[:8] for u in reached_urls(i, depth + 1))]
+
+
+_NESTED_URL = re.compile(r"[a-z][a-z0-9+.-]{0,20}://[^\s&\"'<>`]+", re.IGNORECASE)
+
+
+def _unquoted(text: str) -> str:
+    for _ in range(3):  # a URL encoded once per hop it is passed through
+        if "%" not in text or (plain := unquote(text)) == text:
+            break
+        text = plain
+    return text
 
 
 def served_home_file(url: str, home: str) -> str:
