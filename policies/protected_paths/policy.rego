@@ -92,6 +92,19 @@ _tool_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some m in _protected(e.path)
 	not _templated(e.path, m)
 	not _plain_ssh_config(e.path, m)
+	not _plain_git_config(e.path, m)
+}
+
+# A repository's config whose resulting text adds or changes only keys git neither runs, sends to, nor reads a
+# file by (`pull.rebase`, `branch.main.merge`, `core.autocrlf`: git.json's plain_keys; the effect model's `plain`,
+# daemon/hookd/enrich/gitconfig_plain.py). Any other key added stays denied.
+_plain_git_config(p, m) if {
+	m.id == "git-internals"
+	endswith(p, "/config")
+	some w in input.effects
+	w.op == "write"
+	w.path == p
+	object.get(w, "plain", "") == "git_config"
 }
 
 # An SSH client configuration whose whole resulting text only says how to connect (Host blocks, HostName, User,

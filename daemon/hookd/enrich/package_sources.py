@@ -40,16 +40,19 @@ class _Format:
     keys: frozenset[str]
     public: frozenset[str]
     table: tuple[str, ...] = ()  # toml: the table the keys are in (pyproject's [tool.uv])
+    own_remotes: bool = False  # the hosts of the repository's own git remotes are its own too (git-lfs)
+    when: str = _WHEN
+
+
+def _format(f: Mapping[str, Any]) -> _Format:
+    keys, public, table = frozenset(f["keys"]), frozenset(f["public"]), tuple(f.get("table", ()))
+    return _Format(str(f["format"]), keys, public, table, bool(f.get("own_remotes")), str(f.get("when", _WHEN)))
 
 
 @functools.cache
 def _formats() -> Mapping[str, _Format]:
     data = json.loads(_DATA.read_text(encoding="utf-8"))
-    return {
-        name: _Format(str(f["format"]), frozenset(f["keys"]), frozenset(f["public"]), tuple(f.get("table", ())))
-        for f in data["files"]
-        for name in f["names"]
-    }
+    return {name: _format(f) for f in data["files"] for name in f["names"]}
 
 
 def redirected_sources(
@@ -70,7 +73,7 @@ def redirected_sources(
         if foreign is not None:
             out.append({"op": "exec", "path": "", "known": True, "recursive": False, "to": "", "program": program,
                         "via": "tool", "class": "unresolved", "code": {"lang": "text", "text": foreign},
-                        "deferred": True, "startup": path, "when": f"{_WHEN} ({foreign})"})  # fmt: skip
+                        "deferred": True, "startup": path, "when": f"{spec.when} ({foreign})"})  # fmt: skip
     return out
 
 
@@ -89,8 +92,35 @@ def foreign_source(url: str, config: str, project: str) -> bool:
     return spec is not None and _foreign(_host(url), spec, project)
 
 
+def is_source_file(path: str) -> bool:
+    """Whether `path` is a file whose text sets a default source (the first test of `redirected_sources`)."""
+    return _format_of(_formats(), path) is not None
+
+
 def _foreign(host: str, spec: _Format, project: str) -> bool:
+    if spec.own_remotes and host in _remote_hosts(project):
+        return False
     return bool(host) and host not in spec.public and not _documented(host, project)
+
+
+def _remote_hosts(project: str) -> frozenset[str]:
+    """The hosts of the remotes the project's `.git/config` names (`url = git@github.com:a/b.git` as well)."""
+    try:
+        with open(f"{project}/.git/config", "rb") as config:
+            text = config.read(MAX_SOURCE_TEXT).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return frozenset()
+    urls = [m.group(1).strip("\"'") for m in _URL_LINE.finditer(text)]
+    return frozenset(h for u in urls if (h := _host(u) or _scp_host(u)))
+
+
+_URL_LINE = re.compile(r"^[ \t]*(?:push)?url[ \t]*=[ \t]*(\S+)", re.MULTILINE | re.IGNORECASE)
+_SCP = re.compile(r"^(?:[^@/:]+@)?([A-Za-z0-9.-]+):(?!//)")  # git's scp-like syntax, `[user@]host:path`
+
+
+def _scp_host(url: str) -> str:
+    match = _SCP.match(url)
+    return match.group(1).lower() if match else ""
 
 
 def _documented(host: str, project: str) -> bool:
@@ -116,6 +146,10 @@ def default_sources(spec: _Format, text: str) -> list[str]:
         return _toml_sources(spec, text)
     if spec.kind == "yaml_lists":
         return _yaml_sources(spec, text)
+    if spec.kind == "gitconfig":
+        return _gitconfig_sources(spec, text)
+    if spec.kind == "maven_mirrors":
+        return _maven_mirrors(spec, text)
     pattern = _line_pattern(spec.kind, spec.keys)
     values = [m.group("value").strip().strip("\"'") for m in pattern.finditer(text)]
     return [v.replace("\\", "") for v in values] if spec.kind == "properties" else values  # `https\://…`
@@ -161,6 +195,42 @@ def _yaml_sources(spec: _Format, text: str) -> list[str]:
         return []
     values = [data.get(k) for k in spec.keys]
     return [v for value in values for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
+
+
+_GIT_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$')
+_GIT_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(\S+)")
+
+
+def _gitconfig_sources(spec: _Format, text: str) -> list[str]:
+    """git-config syntax (`.lfsconfig`): the values of the keys `section.name` (a subsection any); a key below no
+    header in `text` (an edit's added lines) is taken by its name under any section."""
+    section, found = "", []
+    names = {k.rpartition(".")[2] for k in spec.keys}
+    for raw in text.splitlines():
+        header, line = _GIT_SECTION.match(raw), raw
+        if header:
+            section, line = header.group(1).lower(), header.group(2)
+        key = _GIT_KEY.match(line)
+        name = key.group(1).lower() if key else ""
+        if key and (f"{section}.{name}" in spec.keys or (not section and name in names)):
+            found.append(key.group(2).strip("\"'"))
+    return found
+
+
+_MIRROR = re.compile(r"<mirror\b.*?</mirror>", re.DOTALL | re.IGNORECASE)
+_MIRROR_OF = re.compile(r"<mirrorOf>\s*([^<]*?)\s*</mirrorOf>", re.IGNORECASE)
+_MIRROR_URL = re.compile(r"<url>\s*([^<]*?)\s*</url>", re.IGNORECASE)
+
+
+def _maven_mirrors(spec: _Format, text: str) -> list[str]:
+    """Maven's settings: the `<url>` of each `<mirror>` whose `<mirrorOf>` list (comma-separated) names one of the
+    keys (`*`, `external:*`, `central`: every download of the default repository)."""
+    found = []
+    for block in _MIRROR.findall(text):
+        of, url = _MIRROR_OF.search(block), _MIRROR_URL.search(block)
+        if of and url and any(part.strip() in spec.keys for part in of.group(1).split(",")):
+            found.append(url.group(1))
+    return found
 
 
 def _cargo_sources(text: str) -> list[str]:

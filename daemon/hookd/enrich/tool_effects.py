@@ -27,6 +27,7 @@ from hookd.enrich.effects.env_files import environment_set
 from hookd.enrich.effects.tmpfiles import configured_changes, is_tmpfiles_config
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
 from hookd.enrich.env_template import mark_templates
+from hookd.enrich.gitconfig_plain import mark_plain_git_configs
 from hookd.enrich.gitconfig_text import (
     executing_keys,
     included_configs,
@@ -100,6 +101,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     out.extend(_aliased(out, home_dir, project))
     mark_templates(out, _one_text(out, tool.input), lambda p: texts_after(p, tool.input, spec, guess is None))
     mark_plain_ssh_configs(out, lambda p: texts_after(p, tool.input, spec, guess is None))  # `plain: ssh_config`
+    mark_plain_git_configs(out, lambda p: texts_after(p, tool.input, spec, guess is None))  # `plain: git_config`
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, caller_homes(home_dir, event.caller.uid), project))
     writes = kind in (ToolKind.WRITE, ToolKind.EDIT) or any(e["op"] == "write" for e in out)

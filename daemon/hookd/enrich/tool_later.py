@@ -21,6 +21,7 @@ from hookd.enrich.effects.loaded import tool_environment
 from hookd.enrich.fed_input import runs_its_input
 from hookd.enrich.home_reach import added_lines, changes_outside, reaches_home, unit_risk
 from hookd.enrich.later_code import may_leave_code, named_script_runs_later
+from hookd.enrich.package_sources import is_source_file
 from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.tool_args import new_texts
 from hookd.enrich.tool_entries import (
@@ -70,6 +71,7 @@ def may_run_later(effects: list[dict[str, JSON]], home: str, project: str) -> bo
         or p.rpartition("/")[2] in configs
         or may_leave_code(p, home, project)
         or is_build_file(p)
+        or is_source_file(p)
         for p in written
     )
 
