@@ -595,6 +595,6 @@ def _shadowed(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) 
         return None
     path = str(effect["path"])
     sources = [e for e in line if e.get("to") == path and e["op"] in ("copy", "move", "link")]
-    # a directory copied in puts names hookd does not see; a file copied, moved or linked keeps its own
+    # a directory copied in (or a tree with no source: a mount) puts names unseen; a file keeps its own
     landing = [None if e.get("recursive") and e["op"] == "copy" else str(e["path"]).rsplit("/", 1)[-1] for e in sources]
-    return shadows(path, home, landing)
+    return shadows(path, home, landing or [None] * bool(effect.get("recursive")))
