@@ -76,3 +76,25 @@ def test_a_tree_laid_over_a_searched_directory_shadows_programs(command: str, tm
 def test_a_mount_in_the_project_or_tmp_shadows_nothing(command: str, tmp_path: Path) -> None:
     assert not ops(command, tmp_path, "exec") or not any(e.get("deferred") for e in ops(command, tmp_path, "exec"))
     assert all(not e["path"].startswith("/home/u") for e in ops(command, tmp_path, "write") if "mkdir" not in command)
+
+
+# --- the docker-compatible CLIs (programs.json `container_runs`): a container's words are the container's ---
+
+_ENGINES = ["docker", "podman", "nerdctl", "finch", "lima nerdctl", "nerdctl.lima"]
+
+
+@pytest.mark.parametrize("engine", _ENGINES)
+def test_a_bind_mount_of_the_working_directory_is_judged_alike(engine: str, tmp_path: Path) -> None:
+    found = effects(f"{engine} run --rm -v $(pwd):/work alpine ls -la /work", tmp_path)
+    assert [(e["op"], e["path"]) for e in found] == [("list", str(tmp_path))]
+
+
+@pytest.mark.parametrize("engine", _ENGINES)
+def test_a_bound_home_file_is_read_through_any_engine(engine: str, tmp_path: Path) -> None:
+    found = ops(f"{engine} run --rm -v ~/.ssh:/k alpine cat /k/id_rsa", tmp_path, "read")
+    assert any(e["path"] == "/home/u/.ssh/id_rsa" and not e.get("guess") for e in found)
+
+
+@pytest.mark.parametrize("engine", ["finch", "lima nerdctl", "nerdctl.lima"])
+def test_a_container_given_the_host_is_a_privilege_for_any_engine(engine: str, tmp_path: Path) -> None:
+    assert ops(f"{engine} run --privileged --pid=host alpine nsenter -t 1 -m sh", tmp_path, "privilege")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from hookd.enrich.effects.catalogue import Program
+from hookd.enrich.effects.engines import runs_container
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.handed import handed_commands, piped_commands, shell_escapes
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
@@ -34,7 +35,7 @@ def unread(
     if program is None or parsed is None:
         files.unread_words(view.argv, set(), view.name, place, start, network=False)
         return
-    if program.launcher is not None or program.find:
+    if program.launcher is not None or program.find or runs_container(program, view.argv):
         return
     network = program.network or program.operands in ("fetch", "fetch-first")
     # (a command line the shell builder walks as a command of its own, `script -c CMD`'s, is judged there; a single
