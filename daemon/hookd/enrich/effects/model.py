@@ -48,6 +48,7 @@ from hookd.enrich.effects.tmpfiles import applied_configs, configured_later, is_
 from hookd.enrich.effects.traced import traced_memory
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
+    _module_argv,
     fed_text,
     handed_words,
     piped,
@@ -506,11 +507,11 @@ class EffectModel:
             return  # what it launches is walked as its own command
         if program.script_operand:
             self.code.script(program, parsed, view, place, follow)
-            if any(o == "-m" for o, _ in parsed.options):  # `python3 -m base64 .env`: a module's operands
-                self.files.guess([name, *parsed.operands], name, place)
-                module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is
-                if module and module[0] in program.modules:
+            if any(o == "-m" for o, _ in parsed.options):
+                if (module := _module_argv(argv)) and module[0] in program.modules:  # `-m pip uninstall x`: pip's
                     follow.scripts.append(shlex.join(_module_command(program.modules[module[0]], module, argv[0])))
+                else:  # `python3 -m a_module .env`: what a module no table has does with its operands is not known
+                    self.files.guess([name, *parsed.operands], name, place)
             writes = program.writes_operands_in_place(parsed.options)
             if writes or any(o in program.reads_in_loop for o, _ in parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
@@ -576,16 +577,6 @@ def _module_command(program: str, module: list[str], interpreter: str) -> list[s
     if program == "pip" and "/" in interpreter:
         return [program, "--python", interpreter, *module[1:]]
     return [program, *module[1:]]
-
-
-def _module_argv(argv: list[str]) -> list[str]:
-    """The module and its arguments of `python3 [opts] -m MODULE ARGS…` (`-m` alone or ending a cluster: `-Im`)."""
-    for k, word in enumerate(argv[1:], start=1):
-        if not word.startswith("-"):
-            return []
-        if word == "-m" or (len(word) > 2 and word[1] != "-" and word.endswith("m")):
-            return argv[k + 1 :]
-    return []
 
 
 def _shadowed(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) -> str | None:

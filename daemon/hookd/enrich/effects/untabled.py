@@ -37,6 +37,8 @@ def unread(
         return
     if program.launcher is not None or program.find or runs_container(program, view.argv):
         return
+    if (module := _module_argv(view.argv)) and module[0] in program.modules:  # walked as the program it maps to
+        return
     network = program.network or program.operands in ("fetch", "fetch-first")
     # (a command line the shell builder walks as a command of its own, `script -c CMD`'s, is judged there; a single
     # word it hands on may still be a file this program reads: `parallel echo :::: KEY` reads KEY)
@@ -47,6 +49,16 @@ def unread(
         # `curl -K -`: its options come on stdin (`upload-file = "…"`), their files as any word's
         words = view.stdin_text.replace('"', " ").replace("'", " ").split()
         files.unread_words(["", *words], set(), view.name, place, start, network=network)
+
+
+def _module_argv(argv: list[str]) -> list[str]:
+    """The module and its arguments of `python3 [opts] -m MODULE ARGS…` (`-m` alone or ending a cluster: `-Im`)."""
+    for k, word in enumerate(argv[1:], start=1):
+        if not word.startswith("-"):
+            return []
+        if word == "-m" or (len(word) > 2 and word[1] != "-" and word.endswith("m")):
+            return argv[k + 1 :]
+    return []
 
 
 def _is_line(word: str) -> bool:
