@@ -586,6 +586,7 @@ def _shadowed(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) 
         return None
     path = str(effect["path"])
     sources = [e for e in line if e.get("to") == path and e["op"] in ("copy", "move", "link")]
+    sources += [e for e in line if e.get("member") and str(e["path"]).rpartition("/")[0] == path]  # `tar -C D lab`
     # a directory copied in (or a tree with no source: a mount) puts names unseen; a file keeps its own
     landing = [None if e.get("recursive") and e["op"] == "copy" else str(e["path"]).rsplit("/", 1)[-1] for e in sources]
     return shadows(path, home, landing or [None] * bool(effect.get("recursive")))
