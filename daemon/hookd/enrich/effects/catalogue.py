@@ -153,6 +153,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         privilege=bool(spec.get("privilege", False)),
         privilege_options=frozenset(spec.get("privilege_options", ())),
         mount_options=frozenset(spec.get("mount_options", ())),
+        container_runs=frozenset(spec.get("container_runs", ())),
         grants=str(spec.get("grants", "")),
         compiles=str(spec.get("compiles", "")),
         deletes_named=tuple(

@@ -84,8 +84,7 @@ class FileEffects:
 
     def _subcommand(self, op: str, operands: list[str], name: str, place: Place, recursive: bool) -> None:
         """`rclone purge PATH`, `rclone sync SRC DST`, `7z a ARCHIVE FILE…`: what a subcommand does to the host
-        paths it names (a `remote:path` is another host's: a copy, sync or move to one reads and sends the local
-        sources' trees)."""
+        paths it names (a `remote:path` is another host's: a copy, sync or move to one sends the local trees)."""
         local = [w for w in operands if ":" not in w or w.startswith(("/", "./", "../", "~"))]
         if op in ("copy-tree", "sweep-last", "move") and len(operands) >= 2 and operands[-1] not in local:
             # `rclone copy ~ b2:bucket`: every file below the local sources leaves for another host's store
@@ -105,9 +104,10 @@ class FileEffects:
         elif op in ("move-to", "copy-to", "copy-tree-to") and len(operands) >= 2:  # `cmake -E copy SRC… DEST`
             kind = "move" if op == "move-to" else "copy"
             self._transfer(kind, operands[:-1], [operands[-1]], place, name, op != "copy-to", False)
-        elif op == "sweep-last" and operands and operands[-1] in local:
-            self.ledger.add("write", place(operands[-1]), name, recursive=True)
-            self.ledger.add("delete", place(operands[-1]), name, recursive=True, sweep=True)
+        elif op in ("sweep-last", "mount-last") and operands and operands[-1] in local:  # `rclone mount R: DIR`
+            self.ledger.add("write", place(operands[-1]), name, recursive=True)  # (a mount hides DIR's tree)
+            if op == "sweep-last":
+                self.ledger.add("delete", place(operands[-1]), name, recursive=True, sweep=True)
         elif op == "move" and len(operands) >= 2:
             self._transfer("move", [w for w in operands[:-1] if w in local], [], place, name, True, False)
 

@@ -49,6 +49,7 @@ from hookd.enrich.effects.tmpfiles import applied_configs, configured_later, is_
 from hookd.enrich.effects.traced import traced_memory
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
+    _module_argv,
     fed_text,
     handed_words,
     piped,
@@ -506,11 +507,11 @@ class EffectModel:
             return  # what it launches is walked as its own command
         if program.script_operand:
             self.code.script(program, stdin_files.after_verb(program, parsed), view, place, follow)
-            if any(o == "-m" for o, _ in parsed.options):  # `python3 -m base64 .env`: a module's operands
-                self.files.guess([name, *parsed.operands], name, place)
-                module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is
-                if module and module[0] in program.modules:
+            if any(o == "-m" for o, _ in parsed.options):
+                if (module := _module_argv(argv)) and module[0] in program.modules:  # `-m pip uninstall x`: pip's
                     follow.scripts.append(shlex.join(_module_command(program.modules[module[0]], module, argv[0])))
+                else:  # `python3 -m a_module .env`: what a module no table has does with its operands is not known
+                    self.files.guess([name, *parsed.operands], name, place)
             writes = program.writes_operands_in_place(parsed.options)
             if writes or any(o in program.reads_in_loop for o, _ in parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
@@ -578,16 +579,6 @@ def _module_command(program: str, module: list[str], interpreter: str) -> list[s
     return [program, *module[1:]]
 
 
-def _module_argv(argv: list[str]) -> list[str]:
-    """The module and its arguments of `python3 [opts] -m MODULE ARGS…` (`-m` alone or ending a cluster: `-Im`)."""
-    for k, word in enumerate(argv[1:], start=1):
-        if not word.startswith("-"):
-            return []
-        if word == "-m" or (len(word) > 2 and word[1] != "-" and word.endswith("m")):
-            return argv[k + 1 :]
-    return []
-
-
 def _shadowed(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) -> str | None:
     """A write that puts a program before the system's under a system program's name (words.shadows), with the
     names a copy, move or link into a searched directory puts there, from its sources among `line`."""
@@ -595,6 +586,7 @@ def _shadowed(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) 
         return None
     path = str(effect["path"])
     sources = [e for e in line if e.get("to") == path and e["op"] in ("copy", "move", "link")]
-    # a directory copied in puts names hookd does not see; a file copied, moved or linked keeps its own
+    sources += [e for e in line if e.get("member") and str(e["path"]).rpartition("/")[0] == path]  # `tar -C D lab`
+    # a directory copied in (or a tree with no source: a mount) puts names unseen; a file keeps its own
     landing = [None if e.get("recursive") and e["op"] == "copy" else str(e["path"]).rsplit("/", 1)[-1] for e in sources]
-    return shadows(path, home, landing)
+    return shadows(path, home, landing or [None] * bool(effect.get("recursive")))

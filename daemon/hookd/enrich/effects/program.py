@@ -157,6 +157,7 @@ class Program:
     privilege: bool = False
     privilege_options: frozenset[str] = frozenset()  # `docker run --privileged`: the host's privileges handed over
     mount_options: frozenset[str] = frozenset()  # `-v SRC:DST`, `--mount source=SRC`: a host path bound into it
+    container_runs: frozenset[str] = frozenset()  # `docker run`: subcommands whose words are the container's
     removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
     subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
     local_backends: frozenset[str] = frozenset()  # `:local:PATH`: an on-the-fly remote of a local file system

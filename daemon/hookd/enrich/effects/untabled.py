@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from hookd.enrich.effects.catalogue import Program, catalogue
+from hookd.enrich.effects.engines import runs_container
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.handed import handed_commands, piped_commands, shell_escapes
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
@@ -34,7 +35,9 @@ def unread(
     if program is None or parsed is None:
         files.unread_words(view.argv, set(), view.name, place, start, network=False)
         return
-    if program.launcher is not None or program.find:
+    if program.launcher is not None or program.find or runs_container(program, view.argv):
+        return
+    if (module := _module_argv(view.argv)) and module[0] in program.modules:  # walked as the program it maps to
         return
     network = program.network or program.operands in ("fetch", "fetch-first")
     # (a command line the shell builder walks as a command of its own, `script -c CMD`'s, is judged there; a single
@@ -46,6 +49,16 @@ def unread(
         # `curl -K -`: its options come on stdin (`upload-file = "…"`), their files as any word's
         words = view.stdin_text.replace('"', " ").replace("'", " ").split()
         files.unread_words(["", *words], set(), view.name, place, start, network=network)
+
+
+def _module_argv(argv: list[str]) -> list[str]:
+    """The module and its arguments of `python3 [opts] -m MODULE ARGS…` (`-m` alone or ending a cluster: `-Im`)."""
+    for k, word in enumerate(argv[1:], start=1):
+        if not word.startswith("-"):
+            return []
+        if word == "-m" or (len(word) > 2 and word[1] != "-" and word.endswith("m")):
+            return argv[k + 1 :]
+    return []
 
 
 def _is_line(word: str) -> bool:

@@ -79,24 +79,6 @@ def _words(value: Any) -> list[str]:
     return value.split() if isinstance(value, str) else []
 
 
-_ENGINE_VALUE_OPTIONS = frozenset(
-    {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey",
-     "--url", "--connection", "--identity", "--root", "--runroot", "--storage-driver", "--cgroup-manager",
-     "-n", "--namespace", "-a", "--address", "--snapshotter", "--data-root", "--cni-path", "--cni-netconfpath"}
-)  # fmt: skip
-
-
-def engine_subcommand(argv: list[str]) -> list[str]:
-    """The argv from the subcommand on (`docker -H unix:///var/run/docker.sock run …` is `docker run …`):
-    the engine's own options skipped, and the `container` group word (`docker container run`)."""
-    k = 1
-    while k < len(argv) and argv[k].startswith("-") and argv[k] != "-":
-        k += 2 if argv[k] in _ENGINE_VALUE_OPTIONS else 1
-    if argv[k : k + 1] == ["container"]:
-        k += 1
-    return [argv[0], *argv[k:]]
-
-
 def container_spawns(name: str, argv: list[str]) -> list[Spawn]:
     """`docker run -v HOST:INSIDE … IMAGE CMD…`: CMD with paths under INSIDE taken as the HOST paths they
     are; only with host mounts (without, the command sees only the container)."""

@@ -22,11 +22,13 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.engines import engine_subcommand, runs_container
 from hookd.enrich.effects.followed import find_roots
 from hookd.enrich.effects.sends import this_machines_path
 from hookd.enrich.effects.words import system_program
 from hookd.enrich.kernel_code import kernel_code_line
-from hookd.enrich.shell.containers import container_spawns, engine_api_spawns, engine_subcommand
+from hookd.enrich.shell.containers import container_spawns, engine_api_spawns
 from hookd.enrich.shell.dbus_calls import CLIENTS as DBUS_CLIENTS
 from hookd.enrich.shell.dbus_calls import systemctl_calls
 from hookd.enrich.shell.searches import alternatives, searched_name, selection
@@ -156,8 +158,8 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 def spawned(name: str, argv: list[str]) -> list[Spawn]:
     if name == "find":
         return _find(argv)
-    if name in ("docker", "podman", "nerdctl") and (run := engine_subcommand(argv))[1:2] in (["run"], ["create"]):
-        return container_spawns(name, run)
+    if (engine := catalogue().get(name)) and runs_container(engine, argv):  # (the catalogue's `container_runs`)
+        return container_spawns(name, engine_subcommand(argv))
     if name == "parallel":
         return _parallel(argv)
     if name in ("fd", "fdfind"):
@@ -264,8 +266,6 @@ def _find_value(argv: list[str], option: str) -> str | None:
     return argv[at + 1] if at >= 0 else None
 
 
-# The engines' own options before the subcommand that take a value (docker(1) `-H`, `--context`, `--config`,
-# `-l`, `--tls*`; podman(1) `--url`, `--connection`, `--root`, `--runroot`; nerdctl's `-n`, `--address`)
 def _parallel(argv: list[str]) -> list[Spawn]:
     """`parallel [opts] cmd args ::: inputs`: cmd with the inputs (in place of `{}`, else appended);
     without `:::` the inputs come from stdin and are unknown."""
