@@ -116,6 +116,8 @@ def default_sources(spec: _Format, text: str) -> list[str]:
         return _toml_sources(spec, text)
     if spec.kind == "yaml_lists":
         return _yaml_sources(spec, text)
+    if spec.kind == "nuget":
+        return _nuget_sources(text)
     pattern = _line_pattern(spec.kind, spec.keys)
     values = [m.group("value").strip().strip("\"'") for m in pattern.finditer(text)]
     return [v.replace("\\", "") for v in values] if spec.kind == "properties" else values  # `https\://…`
@@ -142,7 +144,8 @@ def _toml_sources(spec: _Format, text: str) -> list[str]:
         data = data.get(name) if isinstance(data, Mapping) else None
     if not isinstance(data, Mapping):
         return []
-    urls = [v for k in spec.keys if isinstance(v := data.get(k), str)]
+    values = [data.get(k) for k in spec.keys]  # `extra-index-url` is a list
+    urls = [v for value in values for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
     indexes = data.get("index")
     for entry in indexes if isinstance(indexes, list) else ():
         if isinstance(entry, Mapping) and entry.get("default") is True and isinstance(url := entry.get("url"), str):
@@ -161,6 +164,16 @@ def _yaml_sources(spec: _Format, text: str) -> list[str]:
         return []
     values = [data.get(k) for k in spec.keys]
     return [v for value in values for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
+
+
+_NUGET_SOURCES = re.compile(r"<packageSources\b[^>]*>(?P<body>.*?)(?:</packageSources>|\Z)", re.DOTALL | re.IGNORECASE)
+_NUGET_VALUE = re.compile(r"<add\b[^>]*?\bvalue\s*=\s*[\"'](?P<value>[^\"']*)", re.IGNORECASE)
+
+
+def _nuget_sources(text: str) -> list[str]:
+    """NuGet's feeds: each `<add … value="URL">` inside `<packageSources>` (a `<config>` entry's value, a proxy or
+    a folder, is no feed)."""
+    return [v.group("value") for s in _NUGET_SOURCES.finditer(text) for v in _NUGET_VALUE.finditer(s.group("body"))]
 
 
 def _cargo_sources(text: str) -> list[str]:
