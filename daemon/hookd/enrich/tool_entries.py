@@ -23,8 +23,6 @@ def _op(entry: Mapping[str, Any], spec: ToolSpec) -> tuple[str, bool]:
         return "read", True  # a search tool's root: every file below it can be read
     if arg in spec.relative_to and arg not in spec.globs:
         return "list", False  # a glob tool's pattern lists names
-    if arg in spec.lists:
-        return "list", False  # a listing tool's directory: its entries' names
     return "read", False
 
 
