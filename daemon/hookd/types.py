@@ -154,6 +154,7 @@ class ToolSpec:
     # text, or the (old, new) arguments of a replacement (of one occurrence or all: both are judged).
     content: str = ""
     replace: tuple[str, str] | tuple[()] = ()
+    lists: tuple[str, ...] = ()  # path arguments whose directory it lists by name (LS): as `ls DIR`, none read
 
     def replace_pairs(self, given: Mapping[str, object]) -> list[tuple[str, str]]:
         """The (old, new) argument names of this edit call: each agent's spelling of the pair it gives, the declared

@@ -105,7 +105,7 @@ TOOLS: Mapping[str, ToolSpec] = {
     "Glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
     # Grep reads every file its `glob` filter reaches under `path` (ripgrep's --glob).
     "Grep": ToolSpec(ToolKind.READ, (("path", _READ), ("glob", _READ)), {"glob": "path"}, globs={"glob": "search"}),
-    "LS": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "LS": ToolSpec(ToolKind.READ, (("path", _READ),), lists=("path",)),
     "Write": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),), content="content"),
     "Edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),), replace=_REPLACE),
     "MultiEdit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),

@@ -75,7 +75,7 @@ _READ, _WRITE = "read", "write"
 TOOLS: Mapping[str, ToolSpec] = {
     "Execute": ToolSpec(ToolKind.SHELL),
     "Read": ToolSpec(ToolKind.READ, (("file_path", _READ),)),
-    "LS": ToolSpec(ToolKind.READ, (("directory_path", _READ),)),
+    "LS": ToolSpec(ToolKind.READ, (("directory_path", _READ),), lists=("directory_path",)),
     # Grep reads every file its `glob_pattern` filter (rg --glob) reaches under `path` (every file, with none).
     "Grep": ToolSpec(
         ToolKind.READ,

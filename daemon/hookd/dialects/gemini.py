@@ -74,7 +74,7 @@ TOOLS: Mapping[str, ToolSpec] = {
     "read_many_files": ToolSpec(
         ToolKind.READ, (("include", _READ), ("paths", _READ)), globs={"include": "path", "paths": "path"}
     ),
-    "list_directory": ToolSpec(ToolKind.READ, (("dir_path", _READ),)),
+    "list_directory": ToolSpec(ToolKind.READ, (("dir_path", _READ),), lists=("dir_path",)),
     # `pattern` may be absolute (`/etc/**`) or climb out (`../**`): resolved against `dir_path`.
     "glob": ToolSpec(ToolKind.READ, (("dir_path", _READ), ("pattern", _READ)), {"pattern": "dir_path"}),
     # A search reads every file its filter (`include_pattern`; `include` in older releases) reaches under dir_path.

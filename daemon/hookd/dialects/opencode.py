@@ -69,7 +69,7 @@ _READ, _WRITE = "read", "write"
 TOOLS: Mapping[str, ToolSpec] = {
     "bash": ToolSpec(ToolKind.SHELL, cwd_args=("workdir",)),
     "read": ToolSpec(ToolKind.READ, (("filePath", _READ),)),
-    "list": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "list": ToolSpec(ToolKind.READ, (("path", _READ),), lists=("path",)),
     "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
     # grep reads every file its `include` filter (rg --glob) reaches under `path` (every file, with none).
     "grep": ToolSpec(

@@ -81,7 +81,7 @@ TOOLS: Mapping[str, ToolSpec] = {
     "read_many_files": ToolSpec(
         ToolKind.READ, (("paths", _READ), ("include", _READ)), globs={"paths": "path", "include": "path"}
     ),
-    "list_directory": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "list_directory": ToolSpec(ToolKind.READ, (("path", _READ),), lists=("path",)),
     "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
     # grep_search reads every file its `glob` filter (rg --glob) reaches under `path`.
     "grep_search": ToolSpec(

@@ -150,6 +150,8 @@ def default_sources(spec: _Format, text: str) -> list[str]:
         return _gitconfig_sources(spec, text)
     if spec.kind == "maven_mirrors":
         return _maven_mirrors(spec, text)
+    if spec.kind == "nuget":
+        return _nuget_sources(text)
     pattern = _line_pattern(spec.kind, spec.keys)
     values = [m.group("value").strip().strip("\"'") for m in pattern.finditer(text)]
     return [v.replace("\\", "") for v in values] if spec.kind == "properties" else values  # `https\://…`
@@ -176,7 +178,8 @@ def _toml_sources(spec: _Format, text: str) -> list[str]:
         data = data.get(name) if isinstance(data, Mapping) else None
     if not isinstance(data, Mapping):
         return []
-    urls = [v for k in spec.keys if isinstance(v := data.get(k), str)]
+    values = [data.get(k) for k in spec.keys]  # `extra-index-url` is a list
+    urls = [v for value in values for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
     indexes = data.get("index")
     for entry in indexes if isinstance(indexes, list) else ():
         if isinstance(entry, Mapping) and entry.get("default") is True and isinstance(url := entry.get("url"), str):
@@ -231,6 +234,14 @@ def _maven_mirrors(spec: _Format, text: str) -> list[str]:
         if of and url and any(part.strip() in spec.keys for part in of.group(1).split(",")):
             found.append(url.group(1))
     return found
+_NUGET_SOURCES = re.compile(r"<packageSources\b[^>]*>(?P<body>.*?)(?:</packageSources>|\Z)", re.DOTALL | re.IGNORECASE)
+_NUGET_VALUE = re.compile(r"<add\b[^>]*?\bvalue\s*=\s*[\"'](?P<value>[^\"']*)", re.IGNORECASE)
+
+
+def _nuget_sources(text: str) -> list[str]:
+    """NuGet's feeds: each `<add … value="URL">` inside `<packageSources>` (a `<config>` entry's value, a proxy or
+    a folder, is no feed)."""
+    return [v.group("value") for s in _NUGET_SOURCES.finditer(text) for v in _NUGET_VALUE.finditer(s.group("body"))]
 
 
 def _cargo_sources(text: str) -> list[str]:

@@ -530,9 +530,8 @@ def tool_paths(
                 alternatives = expand_braces(item) or [item]
                 out.extend({"arg": arg, **resolver.resolve(alt, base), "access": access} for alt in alternatives)
                 out.extend(e for alt in alternatives for e in _glob_entries(resolver, arg, alt, base, style, access))
-    if spec.globs:
-        searched = [*out, *_unfiltered_search(resolver, spec, tool_input, base_dir)]
-        out = narrowed_roots(searched, spec, tool_input, resolver, search_glob)
+    searched = [*out, *_unfiltered_search(resolver, spec, tool_input, base_dir)] if spec.globs else out
+    out = narrowed_roots(searched, spec, tool_input, resolver, search_glob)  # (and a listing tool's directory)
     for arg in spec.patches:
         text = tool_input.get(arg)
         if isinstance(text, str):

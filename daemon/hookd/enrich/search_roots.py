@@ -31,7 +31,9 @@ def narrowed_roots(
 ) -> list[dict[str, Any]]:
     """The entries with each search root its filter names files in listed rather than read whole. A root that is
     the home or above it, or a filter whose matches are not all known (a cap stopped them) or that matches a
-    directory (whose files the tool then searches, named or not), leaves its root read whole."""
+    directory (whose files the tool then searches, named or not), leaves its root read whole. A listing tool's
+    directory (ToolSpec.lists: LS, list_directory) is listed, as the shell's `ls DIR`: names, no file read."""
+    entries = [{**e, "op": "list"} if e.get("arg") in spec.lists and "glob" not in e else e for e in entries]
     filters = [arg for arg, style in spec.globs.items() if style == "search" and _names_files(tool_input.get(arg))]
     roots = set(spec.roots()) if any(arg in spec.relative_to for arg in filters) else set()
     if not roots or any(e.get("arg") in filters and e.get("known") is False for e in entries):

@@ -115,6 +115,9 @@ def _name(tool: ToolCall) -> str:
     return tool.mcp.get("tool", tool.name) if tool.mcp else tool.name
 
 
+_LIST = frozenset({"list", "ls", "tree"})  # a tool named for listing alone (`directory_tree`) lists names
+
+
 def _op(tool: ToolCall) -> str:
     said = unglued(words(_name(tool)))  # `operations_deletefile`: delete
     for verbs, op in ((_DELETE, "delete"), (_MOVE, "move"), (_COPY, "copy"), (_WRITE, "write"), (_READ, "read")):
@@ -258,7 +261,9 @@ def inferred(tool: ToolCall) -> Inferred | None:
         (k for k, v in tool.input.items() if k in ("content", "text", "file_text") and isinstance(v, str)), ""
     )
     kind = ToolKind.READ if op == "read" and not found.options and not to else ToolKind.WRITE
-    spec = ToolSpec(kind, paths, content=content if access == "write" else "")
+    said = words(_name(tool))
+    lists = tuple(args) if op == "read" and said & _LIST and not said & (_READ - _LIST) else ()
+    spec = ToolSpec(kind, paths, content=content if access == "write" else "", lists=lists)
     searches = op == "read" and bool(words(_name(tool)) & _SEARCH)
     return Inferred(spec, op, to, dict(found.paths), tuple(found.unknown), searches)
 

@@ -20,7 +20,8 @@ def _later(command: str, proj: Path) -> list[str]:
         ("echo x > /etc/fail2ban/action.d/x.conf", "/etc/fail2ban/action.d/x.conf"),
         ("echo /tmp/cores/core.%p > /proc/sys/kernel/core_pattern", "/proc/sys/kernel/core_pattern"),
         ("echo ':x:M::ab::/tmp/.i:' > /proc/sys/fs/binfmt_misc/register", "/proc/sys/fs/binfmt_misc/register"),
-        ("sysctl -q -w x=1 && echo /tmp/m > /proc/sys/kernel/modprobe", "/proc/sys/kernel/modprobe"),
+        # (a `sysctl -w` before it is a write of /proc/sys of its own since pkgsrc50: a read here)
+        ("sysctl -q -n kernel.modprobe && echo /tmp/m > /proc/sys/kernel/modprobe", "/proc/sys/kernel/modprobe"),
     ],
 )
 def test_a_drop_in_a_kernel_setting_or_a_system_program_runs_later(command: str, place: str, tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ def test_every_language_names_its_documentation() -> None:
     implicit = {lang for p in catalogue().programs.values() for _, _, lang in p.implicit}  # cargo's build.rs: rust
     stdin = {p.stdin_lang for p in catalogue().programs.values() if p.stdin_lang}  # `terraform console`: hcl
     read = {str(e["lang"]) for p in catalogue().programs.values() for e in p.reads_code}  # xsltproc's: xslt
+    read |= {p.plus_code for p in catalogue().programs.values() if p.plus_code}  # `less +CMD`: less
     # each is the `lang` of an interpreter's code hook (or its `-e`: erl), of a file a tool runs implicitly, of
     # the text a program reads on stdin as code, or of a file it reads as instructions (`reads_code`)
     assert set(languages) <= hooked | given | implicit | stdin | read

@@ -235,7 +235,8 @@ def entry(arg: str, raw: str, path: str, in_project: bool, access: str) -> dict[
 )
 def test_each_tool_reports_its_path(proj: Path, tool: str, arg: str, access: str) -> None:
     tool_input = {arg: "../.env", "content": "x", "old_string": "a", "new_string": "b"}
-    assert paths(tool, tool_input, proj) == [entry(arg, "../.env", f"{proj.parent}/.env", False, access)]
+    listed = {"op": "list"} if tool in ("list_directory", "LS") else {}  # a listing tool lists names (pkgsrc50)
+    assert paths(tool, tool_input, proj) == [{**entry(arg, "../.env", f"{proj.parent}/.env", False, access), **listed}]
 
 
 def test_read_many_files_resolves_every_string_element(proj: Path) -> None:

@@ -277,6 +277,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         sweeps=dict(spec.get("sweeps", {})),
         decrypts=dict(spec.get("decrypts", {})),
         clear_outputs=dict(spec.get("clear_outputs", {})),
+        parameters=dict(spec.get("parameters", {})),
         url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),
         url_options=frozenset(spec.get("url_options", ())),
         url_packages=tuple(tuple(str(w) for w in words) for words in spec.get("url_packages", ())),

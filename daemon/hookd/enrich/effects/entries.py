@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.env_commands import env_tables_written
 from hookd.enrich.effects.farms import farm_links
+from hookd.enrich.effects.kernel_params import kernel_parameters
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import option_commands
 from hookd.enrich.effects.options import Parsed
@@ -139,6 +140,7 @@ def named_changes(ledger: Ledger, program: Program, parsed: Parsed, view: Comman
     stores_cleared(ledger, program, parsed)
     removed_below(ledger, program, parsed, place)
     farm_links(ledger, program, parsed, place)
+    kernel_parameters(ledger, program, parsed, place)
 
 
 _MAX_ENTRIES = 256

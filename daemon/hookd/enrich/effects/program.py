@@ -297,6 +297,8 @@ class Program:
     # the `words` that print the configuration's outputs and the `options` that print sensitive ones in clear
     # (`terraform output -raw NAME`): revealed.py
     clear_outputs: Mapping[str, Any] = field(default_factory=dict)
+    # a kernel-parameter tool (`sysctl NAME`, `NAME=VALUE`): its operands are files below `root` (kernel_params.py)
+    parameters: Mapping[str, Any] = field(default_factory=dict)
     # (words, file names, language): after these words it runs a file of its cwd it is not given (`make`: Makefile)
     implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
     # (words, kinds): the commands the project's own configuration holds that this subcommand runs

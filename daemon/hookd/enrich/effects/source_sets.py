@@ -48,7 +48,7 @@ def npm_command(word: str) -> str:
 def _words(spec: Mapping[str, Any], argv: list[str]) -> list[str]:
     """The command's words as its manager reads them: options and the values of valued options left out, npm's
     first word dereferenced and a shortcut written out (`npm set` is `npm config set`)."""
-    valued = frozenset(_table()["npm_valued"]) if spec.get("deref") == "npm" else frozenset()
+    valued = frozenset(_table()["npm_valued"] if spec.get("deref") == "npm" else spec.get("valued", ()))
     words: list[str] = []
     skip_next = False
     for word in argv[1:]:
@@ -71,25 +71,49 @@ def _set_by_command(argv: list[str]) -> list[tuple[str, str]]:
         if argv[0].rpartition("/")[2] != spec["program"]:
             continue
         words = _words(spec, argv)
-        if words[: len(spec["words"])] != spec["words"]:
+        if words[: len(spec["words"])] != spec["words"] or _not_default(spec, argv):
             continue
         rest = words[len(spec["words"]) :]
         rest = rest[1:] if rest[:1] and rest[0] in spec.get("skip", ()) else rest
-        for _, value in _pairs(rest, frozenset(spec["keys"])):
-            found.append((str(spec["file"]), str(spec["line"]).replace("{}", value)))
+        values = [v for _, v in _pairs(rest, frozenset(spec["keys"]), tuple(spec.get("key_prefixes", ())))]
+        values += _option_values(argv, frozenset(spec.get("options", ())))
+        at = spec.get("at")
+        values += [rest[at]] if isinstance(at, int) and at < len(rest) else []
+        found.extend((str(spec["file"]), str(spec["line"]).replace("{}", value)) for value in values)
     return found
 
 
-def _pairs(rest: list[str], keys: frozenset[str]) -> list[tuple[str, str]]:
+def _option_values(argv: list[str], options: frozenset[str]) -> list[str]:
+    """The value of each of `options` (`--add URL`, `--add=URL`): the source it adds."""
+    found: list[str] = []
+    for k, word in enumerate(argv[1:], 1):
+        name, eq, value = word.partition("=")
+        if name in options:
+            found.extend([value] if eq else argv[k + 1 : k + 2])
+    return found
+
+
+def _not_default(spec: Mapping[str, Any], argv: list[str]) -> bool:
+    """An option's value makes the source no default (Poetry's `--priority explicit`: searched only when named)."""
+    unless: Mapping[str, list[str]] = spec.get("unless", {})
+    return any(value in unless.get(name, ()) for name, value in _options_given(argv, frozenset(unless)))
+
+
+def _options_given(argv: list[str], names: frozenset[str]) -> list[tuple[str, str]]:
+    return [(n, v) for n in names for v in _option_values(argv, frozenset({n}))]
+
+
+def _pairs(rest: list[str], keys: frozenset[str], prefixes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """Each key the words set: `key=value` (npm sets several at once), or a key followed by its value (`set registry
-    URL`, conda's `--add channels URL` repeated)."""
+    URL`, conda's `--add channels URL` repeated); a key may be named by its prefix (Bundler's `mirror.SOURCE`)."""
     found: list[tuple[str, str]] = []
     k = 0
     while k < len(rest):
         key, eq, value = rest[k].partition("=")
-        if not eq and key in keys and k + 1 < len(rest):
+        known = key in keys or (key.startswith(prefixes) and bool(prefixes))
+        if not eq and known and k + 1 < len(rest):
             value, k = rest[k + 1], k + 1
-        if key in keys and value:
+        if known and value:
             found.append((key, value))
         k += 1
     return found
