@@ -234,6 +234,8 @@ def _maven_mirrors(spec: _Format, text: str) -> list[str]:
         if of and url and any(part.strip() in spec.keys for part in of.group(1).split(",")):
             found.append(url.group(1))
     return found
+
+
 _NUGET_SOURCES = re.compile(r"<packageSources\b[^>]*>(?P<body>.*?)(?:</packageSources>|\Z)", re.DOTALL | re.IGNORECASE)
 _NUGET_VALUE = re.compile(r"<add\b[^>]*?\bvalue\s*=\s*[\"'](?P<value>[^\"']*)", re.IGNORECASE)
 
